@@ -1,0 +1,65 @@
+/* dispatch.h — the Vulkan functions lowlat calls down the chain, and the hooks it offers.
+ *
+ * Each function is named once, in an X-macro list; the same list declares the dispatch table and
+ * fills it (objects.c), so a table entry cannot be declared and forgotten, or loaded twice.
+ */
+#ifndef LOWLAT_DISPATCH_H
+#define LOWLAT_DISPATCH_H
+
+#include <vulkan/vulkan.h>
+
+/* Instance-level functions we call on the next layer. */
+#define LOWLAT_INSTANCE_FUNCTIONS(F)                                                                         \
+	F(GetInstanceProcAddr)                                                                               \
+	F(DestroyInstance)                                                                                   \
+	F(CreateDevice)                                                                                      \
+	F(GetPhysicalDeviceProperties)
+
+/* Device-level functions we call on the next layer. A NULL entry means the driver below does not
+ * have it (vkAcquireNextImage2KHR needs Vulkan 1.1 or VK_KHR_device_group). */
+#define LOWLAT_DEVICE_FUNCTIONS(F)                                                                           \
+	F(GetDeviceProcAddr)                                                                                 \
+	F(DestroyDevice)                                                                                     \
+	F(CreateSwapchainKHR)                                                                                \
+	F(DestroySwapchainKHR)                                                                               \
+	F(GetSwapchainImagesKHR)                                                                             \
+	F(AcquireNextImageKHR)                                                                               \
+	F(AcquireNextImage2KHR)                                                                              \
+	F(QueuePresentKHR)
+
+struct instance_dispatch {
+#define LOWLAT_DECLARE(name) PFN_vk##name name;
+	LOWLAT_INSTANCE_FUNCTIONS(LOWLAT_DECLARE)
+};
+
+struct device_dispatch {
+	LOWLAT_DEVICE_FUNCTIONS(LOWLAT_DECLARE)
+#undef LOWLAT_DECLARE
+};
+
+/* Hooks: the functions lowlat intercepts. Global ones are reachable without an instance. */
+#define LOWLAT_GLOBAL_HOOKS(H) H(CreateInstance)
+
+#define LOWLAT_INSTANCE_HOOKS(H)                                                                             \
+	H(GetInstanceProcAddr)                                                                               \
+	H(DestroyInstance)                                                                                   \
+	H(CreateDevice)
+
+/* Every device gets these, so lowlat can forget the device when it is destroyed. */
+#define LOWLAT_DEVICE_CORE_HOOKS(H)                                                                          \
+	H(GetDeviceProcAddr)                                                                                 \
+	H(DestroyDevice)
+
+/* Only handed out for devices that enabled VK_KHR_swapchain, and only where the next layer has the
+ * function; every other device gets the next layer's pointers and lowlat costs it nothing.
+ * vkGetDeviceQueue(2) is not hooked: a queue finds its device through the dispatch key at present
+ * time (the loader stores that key in a new queue only after the call returns up the chain, so a
+ * hook could not even check it there). */
+#define LOWLAT_DEVICE_SWAPCHAIN_HOOKS(H)                                                                     \
+	H(CreateSwapchainKHR)                                                                                \
+	H(DestroySwapchainKHR)                                                                               \
+	H(AcquireNextImageKHR)                                                                               \
+	H(AcquireNextImage2KHR)                                                                              \
+	H(QueuePresentKHR)
+
+#endif

@@ -1,0 +1,293 @@
+/* layer.c — loader plumbing: interface negotiation, Get*ProcAddr, instance and device lifetime.
+ *
+ * Nothing here knows about pacing. It tracks instances and devices, decides per device whether
+ * lowlat has anything to do (VK_KHR_swapchain enabled and the present functions found), and hands
+ * out either lowlat's hooks or the next layer's pointers untouched.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <vulkan/vk_layer.h>
+
+#include "hooks.h"
+#include "message.h"
+#include "objects.h"
+
+/* The loader-owned link structs that carry the next layer's Get*ProcAddr down the chain. */
+static VkLayerInstanceCreateInfo *find_instance_link(const VkInstanceCreateInfo *info)
+{
+	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+		const VkLayerInstanceCreateInfo *link = (const void *)s;
+		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
+		    link->function == VK_LAYER_LINK_INFO)
+			/* The loader's own struct, which the layer interface requires us to advance. */
+			return (VkLayerInstanceCreateInfo *)link;
+	}
+	return NULL;
+}
+
+static VkLayerDeviceCreateInfo *find_device_link(const VkDeviceCreateInfo *info)
+{
+	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+		const VkLayerDeviceCreateInfo *link = (const void *)s;
+		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
+		    link->function == VK_LAYER_LINK_INFO)
+			return (VkLayerDeviceCreateInfo *)link;
+	}
+	return NULL;
+}
+
+static void copy_name(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo *info,
+                                                     const VkAllocationCallbacks *allocator, VkInstance *out)
+{
+	VkLayerInstanceCreateInfo *link = find_instance_link(info);
+	struct lowlat_instance *inst;
+	VkResult result;
+
+	if (!link || !link->u.pLayerInfo)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	PFN_vkCreateInstance next_create = (PFN_vkCreateInstance)next_gipa(NULL, "vkCreateInstance");
+	if (!next_create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	inst = lowlat_alloc(allocator, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+	if (!inst)
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+
+	/* Advance the link for the next layer, and put it back afterwards so the chain the loader
+	 * built is as it was whatever happens below. */
+	VkLayerInstanceLink *ours = link->u.pLayerInfo;
+	link->u.pLayerInfo = ours->pNext;
+	result = next_create(info, allocator, out);
+	link->u.pLayerInfo = ours;
+	if (result != VK_SUCCESS)
+		goto fail_free;
+
+	inst->handle = *out;
+	lowlat_load_instance_dispatch(&inst->vk, *out, next_gipa);
+	if (info->pApplicationInfo) {
+		const VkApplicationInfo *app = info->pApplicationInfo;
+		inst->api_version = app->apiVersion;
+		copy_name(inst->app_name, sizeof(inst->app_name), app->pApplicationName);
+		copy_name(inst->engine_name, sizeof(inst->engine_name), app->pEngineName);
+	}
+	if (!inst->vk.DestroyInstance || !inst->vk.CreateDevice) {
+		result = VK_ERROR_INITIALIZATION_FAILED;
+		goto fail_destroy;
+	}
+	if (!lowlat_map_insert(&lowlat_instances, lowlat_dispatch_key(*out), inst)) {
+		result = VK_ERROR_OUT_OF_HOST_MEMORY;
+		goto fail_destroy;
+	}
+	LOWLAT_INFO("active in \"%s\" (engine \"%s\")", inst->app_name, inst->engine_name);
+	return VK_SUCCESS;
+
+fail_destroy:
+	if (inst->vk.DestroyInstance)
+		inst->vk.DestroyInstance(*out, allocator);
+	*out = VK_NULL_HANDLE;
+fail_free:
+	lowlat_free(allocator, inst);
+	return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL lowlat_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator)
+{
+	struct lowlat_instance *inst;
+
+	if (!instance)
+		return;
+	inst = lowlat_map_remove(&lowlat_instances, lowlat_dispatch_key(instance));
+	if (!inst)
+		return;
+	inst->vk.DestroyInstance(instance, allocator);
+	lowlat_free(allocator, inst);
+}
+
+static bool has_extension(const VkDeviceCreateInfo *info, const char *name)
+{
+	for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
+		if (!strcmp(info->ppEnabledExtensionNames[i], name))
+			return true;
+	return false;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                                   const VkAllocationCallbacks *allocator, VkDevice *out)
+{
+	struct lowlat_instance *inst = lowlat_instance_of(physical);
+	VkLayerDeviceCreateInfo *link = find_device_link(info);
+	struct lowlat_device *dev;
+	VkResult result;
+
+	if (!inst || !link || !link->u.pLayerInfo)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	PFN_vkGetDeviceProcAddr next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+	PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(inst->handle, "vkCreateDevice");
+	if (!next_create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	dev = lowlat_alloc(allocator, sizeof(*dev), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+	if (!dev)
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+
+	VkLayerDeviceLink *ours = link->u.pLayerInfo;
+	link->u.pLayerInfo = ours->pNext;
+	result = next_create(physical, info, allocator, out);
+	link->u.pLayerInfo = ours;
+	if (result != VK_SUCCESS)
+		goto fail_free;
+
+	dev->handle = *out;
+	dev->physical = physical;
+	dev->instance = inst;
+	if (allocator) {
+		dev->allocator = *allocator;
+		dev->has_allocator = true;
+	}
+	pthread_mutex_init(&dev->swapchains.lock, NULL);
+	lowlat_load_device_dispatch(&dev->vk, *out, next_gdpa);
+	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice) {
+		result = VK_ERROR_INITIALIZATION_FAILED;
+		goto fail_destroy;
+	}
+
+	if (has_extension(info, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
+		const struct device_dispatch *vk = &dev->vk;
+		dev->hooked = vk->CreateSwapchainKHR && vk->DestroySwapchainKHR &&
+		              vk->GetSwapchainImagesKHR && vk->AcquireNextImageKHR && vk->QueuePresentKHR;
+		if (!dev->hooked)
+			lowlat_msg("the driver below lacks swapchain functions although VK_KHR_swapchain is "
+			           "enabled; passing this device through untouched");
+	}
+
+	if (!lowlat_map_insert(&lowlat_devices, lowlat_dispatch_key(*out), dev)) {
+		result = VK_ERROR_OUT_OF_HOST_MEMORY;
+		goto fail_destroy;
+	}
+
+	if (lowlat_verbosity() >= 1 && inst->vk.GetPhysicalDeviceProperties) {
+		VkPhysicalDeviceProperties props;
+		inst->vk.GetPhysicalDeviceProperties(physical, &props);
+		lowlat_msg("device \"%s\": %s", props.deviceName,
+		           dev->hooked ? "presents are paced by lowlat" : "no swapchain, passed through");
+	}
+	return VK_SUCCESS;
+
+fail_destroy:
+	if (dev->vk.DestroyDevice)
+		dev->vk.DestroyDevice(*out, allocator);
+	*out = VK_NULL_HANDLE;
+	pthread_mutex_destroy(&dev->swapchains.lock);
+fail_free:
+	lowlat_free(allocator, dev);
+	return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator)
+{
+	struct lowlat_device *dev;
+
+	if (!device)
+		return;
+	dev = lowlat_map_remove(&lowlat_devices, lowlat_dispatch_key(device));
+	if (!dev)
+		return;
+	lowlat_present_device_teardown(dev);
+	dev->vk.DestroyDevice(device, allocator);
+	lowlat_map_fini(&dev->swapchains);
+	lowlat_free(dev->has_allocator ? &dev->allocator : NULL, dev);
+}
+
+/* Name -> hook tables. The conditional makes the compiler check each hook against its PFN_vk* type
+ * (mismatched pointer types in ?: are an error under -Werror) while staying a constant. */
+struct hook {
+	const char *name;
+	PFN_vkVoidFunction function;
+};
+
+#define LOWLAT_HOOK_ENTRY(name) {"vk" #name, (PFN_vkVoidFunction)(1 ? lowlat_##name : (PFN_vk##name)NULL)},
+static const struct hook global_hooks[] = {LOWLAT_GLOBAL_HOOKS(LOWLAT_HOOK_ENTRY)};
+static const struct hook instance_hooks[] = {LOWLAT_INSTANCE_HOOKS(LOWLAT_HOOK_ENTRY)};
+static const struct hook device_core_hooks[] = {LOWLAT_DEVICE_CORE_HOOKS(LOWLAT_HOOK_ENTRY)};
+static const struct hook device_swapchain_hooks[] = {LOWLAT_DEVICE_SWAPCHAIN_HOOKS(LOWLAT_HOOK_ENTRY)};
+#undef LOWLAT_HOOK_ENTRY
+
+#define LOWLAT_FIND_HOOK(table, name) find_hook(table, sizeof(table) / sizeof(table[0]), name)
+
+static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(table[i].name, name))
+			return table[i].function;
+	return NULL;
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice device, const char *name)
+{
+	struct lowlat_device *dev;
+	PFN_vkVoidFunction next, hook;
+
+	if (!device || !name || !(dev = lowlat_device_of(device)))
+		return NULL;
+	/* Nothing is offered that the chain below lacks, so a hook never calls a NULL pointer. */
+	next = dev->vk.GetDeviceProcAddr(device, name);
+	if (!next)
+		return NULL;
+	if ((hook = LOWLAT_FIND_HOOK(device_core_hooks, name)))
+		return hook;
+	if (dev->hooked && (hook = LOWLAT_FIND_HOOK(device_swapchain_hooks, name)))
+		return hook;
+	return next;
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance instance, const char *name)
+{
+	struct lowlat_instance *inst;
+	PFN_vkVoidFunction hook, next;
+
+	if (!name)
+		return NULL;
+	if ((hook = LOWLAT_FIND_HOOK(global_hooks, name)))
+		return hook;
+	if (!instance || !(inst = lowlat_instance_of(instance)))
+		return NULL;
+	if (!strcmp(name, "vkGetInstanceProcAddr"))
+		return (PFN_vkVoidFunction)lowlat_GetInstanceProcAddr;
+
+	next = inst->vk.GetInstanceProcAddr(instance, name);
+	if (!next)
+		return NULL;
+	if ((hook = LOWLAT_FIND_HOOK(instance_hooks, name)))
+		return hook;
+	/* Device functions fetched through the instance work for every device; each hook checks
+	 * whether its device is one lowlat paces and passes through otherwise. */
+	if ((hook = LOWLAT_FIND_HOOK(device_core_hooks, name)) ||
+	    (hook = LOWLAT_FIND_HOOK(device_swapchain_hooks, name)))
+		return hook;
+	return next;
+}
+
+__attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *negotiate)
+{
+	if (!negotiate || negotiate->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	/* Version 2 is the first that passes Get*ProcAddr through this struct; nothing later adds
+	 * anything lowlat uses. */
+	if (negotiate->loaderLayerInterfaceVersion < 2)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	negotiate->loaderLayerInterfaceVersion = 2;
+	negotiate->pfnGetInstanceProcAddr = lowlat_GetInstanceProcAddr;
+	negotiate->pfnGetDeviceProcAddr = lowlat_GetDeviceProcAddr;
+	negotiate->pfnGetPhysicalDeviceProcAddr = NULL;
+	return VK_SUCCESS;
+}
