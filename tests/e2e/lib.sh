@@ -1,0 +1,64 @@
+# tests/e2e/lib.sh — shared by the end-to-end tests; sourced, not run.
+#
+# The tests run real clients (vkcube, our test apps) on lavapipe under Xvfb through the build-tree
+# layer, which meson points the loader at with VK_ADD_IMPLICIT_LAYER_PATH. Validation sits *below*
+# lowlat: the loader puts layers enabled by their environment variable above the ones named in
+# VK_INSTANCE_LAYERS, so naming validation there makes it check what lowlat sends down.
+set -euo pipefail
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+: "${VK_ADD_IMPLICIT_LAYER_PATH:?run through meson test: it points the loader at the build-tree layer}"
+[ -n "${DISPLAY:-}" ] || fail "no DISPLAY: run the tests through tests/run, which starts Xvfb"
+
+# Nothing from the caller's environment may decide what the layers do in a test.
+unset ENABLE_LOWLAT_LAYER DISABLE_LOWLAT_LAYER VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE \
+	VK_LOADER_LAYERS_DISABLE LOWLAT_FPS LOWLAT_METHOD LOWLAT_CONFIG LOWLAT_VERBOSE
+
+e2e_tmp=$(mktemp -d)
+trap 'rm -rf "$e2e_tmp"' EXIT
+
+# run_validated NAME COMMAND...: run COMMAND with lowlat enabled and validation below it, then check
+# that it exited 0, that the chain really was validation below lowlat, and that validation said
+# nothing. Output is kept in $e2e_tmp/NAME.out for further checks.
+run_validated() {
+	local name=$1
+	shift
+	local out="$e2e_tmp/$name.out" vvl="$e2e_tmp/$name.vvl"
+	local rc=0
+	ENABLE_LOWLAT_LAYER=1 LOWLAT_VERBOSE=${LOWLAT_VERBOSE:-1} \
+		VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+		VK_KHRONOS_VALIDATION_REPORT_FLAGS=error,warn \
+		VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG \
+		VK_KHRONOS_VALIDATION_LOG_FILENAME="$vvl" \
+		VK_LOADER_DEBUG=layer \
+		timeout "${E2E_CLIENT_TIMEOUT:-60}" "$@" >"$out" 2>&1 || rc=$?
+	grep -v '^\[Vulkan Loader\]' "$out" | tail -n 20 >&2
+	[ "$rc" != 124 ] || fail "$name hung: still running after ${E2E_CLIENT_TIMEOUT:-60} s"
+	[ "$rc" = 0 ] || fail "$name exited with status $rc"
+	check_chain "$out"
+	if [ -s "$vvl" ]; then
+		head -c 4000 "$vvl" >&2
+		fail "$name: the validation layer reported the messages above"
+	fi
+	[ -e "$vvl" ] || fail "$name: the validation layer wrote no log, so it did not check anything"
+}
+
+# The loader logs `Insert instance layer` from the driver upwards: validation must come before
+# lowlat, i.e. sit below it.
+check_chain() {
+	local order
+	order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$1" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
+	case " $order" in
+	*" VK_LAYER_KHRONOS_validation "*"VK_LAYER_LOWLAT_limiter "*) ;;
+	*) fail "expected validation below lowlat in the chain, the loader inserted: $order" ;;
+	esac
+}
+
+# lowlat's summary line for a swapchain (LOWLAT_VERBOSE=1), printed when it is destroyed.
+summary_presents() {
+	sed -n 's/^lowlat: swapchain .*: \([0-9]*\) presents in .*/\1/p' "$1"
+}
