@@ -294,6 +294,7 @@ static bool swapchain_create(struct target *t)
 	image_count = caps.minImageCount + 1;
 	if (caps.maxImageCount && image_count > caps.maxImageCount)
 		image_count = caps.maxImageCount;
+	/* The lowest supported mode; the spec guarantees at least one bit is set. */
 	while (!(caps.supportedCompositeAlpha & alpha))
 		alpha <<= 1;
 
