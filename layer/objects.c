@@ -54,6 +54,13 @@ static void *remove_at_locked(struct lowlat_map *map, uint32_t i)
 {
 	void *value = map->items[i].value;
 	map->items[i] = map->items[--map->count];
+	/* The global maps outlive every object: release the array when the last object goes, or each
+	 * load/unload of the layer (a game may create and destroy Vulkan instances) would leak it. */
+	if (!map->count) {
+		free(map->items);
+		map->items = NULL;
+		map->capacity = 0;
+	}
 	return value;
 }
 

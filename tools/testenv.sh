@@ -9,13 +9,25 @@ testenv_enter() {
 	fi
 }
 
-# One build directory per environment, since a build configured in the root has the root's paths.
-build="$repo/build-${LOWLAT_TESTENV_NAME:-test}"
+# One build directory per environment, since a build configured in the root has the root's paths,
+# and one per sanitizer (LOWLAT_SANITIZE=address|thread, set by tests/run --sanitize=...).
+testenv_build_dir() {
+	echo "$repo/build-${LOWLAT_TESTENV_NAME:-test}${LOWLAT_SANITIZE:+-$LOWLAT_SANITIZE}"
+}
 
-# testenv_build: configure once and build, quietly unless something fails.
+# testenv_build: configure once and build, quietly unless something fails; sets $build.
 testenv_build() {
+	build=$(testenv_build_dir)
+	local options=()
+	case "${LOWLAT_SANITIZE:-}" in
+	'') ;;
+	# -z nodelete keeps the layer mapped after the loader unloads it, so reports keep its symbols.
+	address) options=(-Db_sanitize=address,undefined -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
+	thread) options=(-Db_sanitize=thread -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
+	*) echo "unknown sanitizer '$LOWLAT_SANITIZE' (address or thread)" >&2; return 1 ;;
+	esac
 	if [ ! -f "$build/build.ninja" ]; then
-		meson setup "$build" "$repo" >"$build.setup.log" 2>&1 || {
+		meson setup "$build" "$repo" "${options[@]}" >"$build.setup.log" 2>&1 || {
 			cat "$build.setup.log" >&2
 			return 1
 		}
@@ -24,4 +36,27 @@ testenv_build() {
 		cat "$build.ninja.log" >&2
 		return 1
 	}
+}
+
+# testenv_sanitizer_env: the environment for sanitized test runs. Unit tests are instrumented
+# themselves; the e2e clients (vkcube, the loader, lavapipe) are not, so the runtime is preloaded
+# into them only (E2E_PRELOAD, applied by tests/e2e/lib.sh), never into the shell or python.
+# lavapipe is preloaded as well so the loader's dlclose() cannot unmap it: its allocations stay
+# reachable and any report keeps its symbols.
+testenv_sanitizer_env() {
+	local lvp
+	unset E2E_PRELOAD ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+	lvp=$(sed -n 's/.*"library_path": *"\(.*\)".*/\1/p' /usr/share/vulkan/icd.d/lvp_icd*.json | head -n1)
+	case "${LOWLAT_SANITIZE:-}" in
+	address)
+		export E2E_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so):$lvp"
+		export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0
+		export LSAN_OPTIONS="suppressions=$repo/tests/sanitizers/lsan.supp:print_suppressions=0"
+		export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+		;;
+	thread)
+		export E2E_PRELOAD="$(gcc -print-file-name=libtsan.so):$lvp"
+		export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$repo/tests/sanitizers/tsan.supp"
+		;;
+	esac
 }

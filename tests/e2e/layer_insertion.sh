@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 inserted() {
-	env "$@" VK_LOADER_DEBUG=layer vulkaninfo --summary 2>&1 |
+	env "$@" VK_LOADER_DEBUG=layer LD_PRELOAD="${E2E_PRELOAD:-}" vulkaninfo --summary 2>&1 |
 		grep -c 'Insert instance layer "VK_LAYER_LOWLAT_limiter"' || true
 }
 
@@ -15,7 +15,7 @@ inserted() {
 	fail "DISABLE_LOWLAT_LAYER=1 did not keep the layer out"
 
 # The layer must not stop a plain instance from working: vulkaninfo enumerates every device.
-env ENABLE_LOWLAT_LAYER=1 vulkaninfo --summary >"$e2e_tmp/summary" 2>&1 ||
+ENABLE_LOWLAT_LAYER=1 client vulkaninfo --summary >"$e2e_tmp/summary" 2>&1 ||
 	fail "vulkaninfo failed with the layer: $(tail -n 5 "$e2e_tmp/summary")"
 grep -q 'deviceName' "$e2e_tmp/summary" || fail "vulkaninfo listed no device with the layer"
 echo "layer insertion: enabled, absent and disabled cases all as expected"

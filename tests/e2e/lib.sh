@@ -21,6 +21,12 @@ unset ENABLE_LOWLAT_LAYER DISABLE_LOWLAT_LAYER VK_INSTANCE_LAYERS VK_LOADER_LAYE
 e2e_tmp=$(mktemp -d)
 trap 'rm -rf "$e2e_tmp"' EXIT
 
+# client COMMAND...: run a Vulkan client. Under tests/run --sanitize the sanitizer runtime (and
+# lavapipe) are preloaded into clients only, since they are not instrumented themselves.
+client() {
+	LD_PRELOAD="${E2E_PRELOAD:-}" "$@"
+}
+
 # run_validated NAME COMMAND...: run COMMAND with lowlat enabled and validation below it, then check
 # that it exited 0, that the chain really was validation below lowlat, and that validation said
 # nothing (errors and warnings, synchronization validation included). Output is kept in
@@ -39,8 +45,10 @@ run_validated() {
 		VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG \
 		VK_KHRONOS_VALIDATION_LOG_FILENAME="$vvl" \
 		VK_LOADER_DEBUG=layer \
-		timeout "${E2E_CLIENT_TIMEOUT:-60}" "$@" >"$out" 2>&1 || rc=$?
+		client timeout "${E2E_CLIENT_TIMEOUT:-60}" "$@" >"$out" 2>&1 || rc=$?
 	grep -v '^\[Vulkan Loader\]' "$out" | tail -n 20 >&2
+	# A sanitizer report starts far above the tail; show it whole.
+	grep -A 40 -E '^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|.*runtime error: )' "$out" | head -n 80 >&2 || true
 	[ "$rc" != 124 ] || fail "$name hung: still running after ${E2E_CLIENT_TIMEOUT:-60} s"
 	[ "$rc" = 0 ] || fail "$name exited with status $rc"
 	check_chain "$out" "$lowlat"
