@@ -6,7 +6,7 @@
 #ifndef LOWLAT_DISPATCH_H
 #define LOWLAT_DISPATCH_H
 
-#include <vulkan/vulkan.h>
+#include "vk_compat.h"
 
 /* Instance-level functions we call on the next layer. */
 #define LOWLAT_INSTANCE_FUNCTIONS(F)                                                                         \

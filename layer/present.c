@@ -20,7 +20,8 @@ static int64_t now_ns(void)
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
-	switch (mode) {
+	/* On an int: with headers older than FIFO_LATEST_READY its value is not in the enum. */
+	switch ((int)mode) {
 	case VK_PRESENT_MODE_IMMEDIATE_KHR: return "IMMEDIATE";
 	case VK_PRESENT_MODE_MAILBOX_KHR: return "MAILBOX";
 	case VK_PRESENT_MODE_FIFO_KHR: return "FIFO";

@@ -21,6 +21,14 @@ unset ENABLE_LOWLAT_LAYER DISABLE_LOWLAT_LAYER VK_INSTANCE_LAYERS VK_LOADER_LAYE
 e2e_tmp=$(mktemp -d)
 trap 'rm -rf "$e2e_tmp"' EXIT
 
+# Loaders before 1.3.2xx (Debian 12 has 1.3.239) ignore VK_ADD_IMPLICIT_LAYER_PATH and read implicit
+# manifests only from the XDG directories. Present the build-tree manifest that way, which every
+# loader reads, and drop the variable so a new loader does not find the layer twice.
+mkdir -p "$e2e_tmp/xdg/vulkan"
+ln -s "$VK_ADD_IMPLICIT_LAYER_PATH" "$e2e_tmp/xdg/vulkan/implicit_layer.d"
+export XDG_DATA_HOME="$e2e_tmp/xdg"
+unset VK_ADD_IMPLICIT_LAYER_PATH
+
 # client COMMAND...: run a Vulkan client. Under tests/run --sanitize the sanitizer runtime (and
 # lavapipe) are preloaded into clients only, since they are not instrumented themselves.
 client() {
@@ -38,12 +46,17 @@ run_validated() {
 	local out="$e2e_tmp/$name.out" vvl="$e2e_tmp/$name.vvl"
 	local rc=0
 	local lowlat=${E2E_LOWLAT:-1}
+	# The same settings as a settings file too: validation before 1.3.250 reads only that.
+	printf '%s\n' "khronos_validation.report_flags = error,warn" \
+		"khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG" \
+		"khronos_validation.log_filename = $vvl" >"$e2e_tmp/vk_layer_settings.txt"
 	ENABLE_LOWLAT_LAYER=$lowlat LOWLAT_VERBOSE=${LOWLAT_VERBOSE:-1} \
 		VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
 		VK_KHRONOS_VALIDATION_REPORT_FLAGS=error,warn \
 		VK_KHRONOS_VALIDATION_VALIDATE_SYNC=true \
 		VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG \
 		VK_KHRONOS_VALIDATION_LOG_FILENAME="$vvl" \
+		VK_LAYER_SETTINGS_PATH="$e2e_tmp" \
 		VK_LOADER_DEBUG=layer \
 		client timeout "${E2E_CLIENT_TIMEOUT:-60}" "$@" >"$out" 2>&1 || rc=$?
 	grep -v '^\[Vulkan Loader\]' "$out" | tail -n 20 >&2
