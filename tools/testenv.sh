@@ -10,9 +10,11 @@ testenv_enter() {
 }
 
 # One build directory per environment, since a build configured in the root has the root's paths,
-# and one per sanitizer (LOWLAT_SANITIZE=address|thread, set by tests/run --sanitize=...).
+# one per compiler named in CC, and one per sanitizer (LOWLAT_SANITIZE=address|thread, set by
+# tests/run --sanitize=...).
 testenv_build_dir() {
-	echo "$repo/build-${LOWLAT_TESTENV_NAME:-test}${LOWLAT_SANITIZE:+-$LOWLAT_SANITIZE}"
+	local compiler=${CC:-}
+	echo "$repo/build-${LOWLAT_TESTENV_NAME:-test}${compiler:+-${compiler##*/}}${LOWLAT_SANITIZE:+-$LOWLAT_SANITIZE}"
 }
 
 # testenv_build: configure once and build, quietly unless something fails; sets $build.
