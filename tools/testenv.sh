@@ -10,23 +10,24 @@ testenv_enter() {
 }
 
 # One build directory per environment, since a build configured in the root has the root's paths,
-# one per compiler named in CC, and one per sanitizer (LOWLAT_SANITIZE=address|thread, set by
-# tests/run --sanitize=...).
+# one per compiler named in CC, and one per variant (LOWLAT_VARIANT, set by tests/run: address =
+# ASan+UBSan, thread = TSan, i386 = the 32-bit layer, cross-built).
 testenv_build_dir() {
 	local compiler=${CC:-}
-	echo "$repo/build-${LOWLAT_TESTENV_NAME:-test}${compiler:+-${compiler##*/}}${LOWLAT_SANITIZE:+-$LOWLAT_SANITIZE}"
+	echo "$repo/build-${LOWLAT_TESTENV_NAME:-test}${compiler:+-${compiler##*/}}${LOWLAT_VARIANT:+-$LOWLAT_VARIANT}"
 }
 
 # testenv_build: configure once and build, quietly unless something fails; sets $build.
 testenv_build() {
 	build=$(testenv_build_dir)
 	local options=()
-	case "${LOWLAT_SANITIZE:-}" in
+	case "${LOWLAT_VARIANT:-}" in
 	'') ;;
 	# -z nodelete keeps the layer mapped after the loader unloads it, so reports keep its symbols.
 	address) options=(-Db_sanitize=address,undefined -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
 	thread) options=(-Db_sanitize=thread -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
-	*) echo "unknown sanitizer '$LOWLAT_SANITIZE' (address or thread)" >&2; return 1 ;;
+	i386) options=(--cross-file "$repo/tools/cross/i386-linux-gnu.txt") ;;
+	*) echo "unknown variant '$LOWLAT_VARIANT' (address, thread or i386)" >&2; return 1 ;;
 	esac
 	if [ ! -f "$build/build.ninja" ]; then
 		meson setup "$build" "$repo" "${options[@]}" >"$build.setup.log" 2>&1 || {
@@ -47,9 +48,9 @@ testenv_build() {
 # reachable and any report keeps its symbols.
 testenv_sanitizer_env() {
 	local lvp
-	unset E2E_PRELOAD ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+	unset E2E_PRELOAD E2E_EXTRA_MANIFEST_DIRS ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
 	lvp=$(sed -n 's/.*"library_path": *"\(.*\)".*/\1/p' /usr/share/vulkan/icd.d/lvp_icd*.json | head -n1)
-	case "${LOWLAT_SANITIZE:-}" in
+	case "${LOWLAT_VARIANT:-}" in
 	address)
 		export E2E_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so):$lvp"
 		export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:fast_unwind_on_malloc=0
@@ -60,5 +61,15 @@ testenv_sanitizer_env() {
 		export E2E_PRELOAD="$(gcc -print-file-name=libtsan.so):$lvp"
 		export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$repo/tests/sanitizers/tsan.supp"
 		;;
+	i386)
+		# The 64-bit layer's manifest beside the 32-bit one, as a multilib install has them: each
+		# program must get the layer of its own architecture.
+		export E2E_EXTRA_MANIFEST_DIRS="$repo/build-${LOWLAT_TESTENV_NAME}/json/devenv"
+		;;
 	esac
+}
+
+# testenv_can_build_i386: the 32-bit cross toolchain and Vulkan development files are there.
+testenv_can_build_i386() {
+	command -v i686-linux-gnu-gcc >/dev/null && i686-linux-gnu-pkg-config --exists vulkan libcjson libdrm 2>/dev/null
 }

@@ -4,6 +4,7 @@
 # a layer every function it calls) nor anything else beyond glibc.
 set -euo pipefail
 lib=$1
+sanitize=${2:-none} # meson's b_sanitize: a sanitizer build needs its runtime, nothing else
 
 exports=$(nm -D --defined-only "$lib" | awk '{print $3}' | sort)
 [ "$exports" = vkNegotiateLoaderLayerInterfaceVersion ] || {
@@ -16,6 +17,10 @@ needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr 
 for dso in $needed; do
 	case "$dso" in
 	libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
+	libasan.so.* | libubsan.so.* | libtsan.so.*) [ "$sanitize" != none ] || {
+		echo "FAIL: $lib needs the sanitizer runtime $dso in a build without sanitizers" >&2
+		exit 1
+	} ;;
 	*)
 		echo "FAIL: $lib needs $dso at run time; only glibc is available everywhere (needs: $needed)" >&2
 		exit 1

@@ -24,8 +24,15 @@ trap 'rm -rf "$e2e_tmp"' EXIT
 # Loaders before 1.3.2xx (Debian 12 has 1.3.239) ignore VK_ADD_IMPLICIT_LAYER_PATH and read implicit
 # manifests only from the XDG directories. Present the build-tree manifest that way, which every
 # loader reads, and drop the variable so a new loader does not find the layer twice.
-mkdir -p "$e2e_tmp/xdg/vulkan"
-ln -s "$VK_ADD_IMPLICIT_LAYER_PATH" "$e2e_tmp/xdg/vulkan/implicit_layer.d"
+# E2E_EXTRA_MANIFEST_DIRS adds other builds' manifests beside this one (the 64-bit beside the
+# 32-bit, as a multilib install has them).
+mkdir -p "$e2e_tmp/xdg/vulkan/implicit_layer.d"
+for dir in "$VK_ADD_IMPLICIT_LAYER_PATH" ${E2E_EXTRA_MANIFEST_DIRS:-}; do
+	for manifest in "$dir"/*.json; do
+		[ -e "$manifest" ] || fail "no layer manifest in $dir: build it first"
+		ln -s "$manifest" "$e2e_tmp/xdg/vulkan/implicit_layer.d/"
+	done
+done
 export XDG_DATA_HOME="$e2e_tmp/xdg"
 unset VK_ADD_IMPLICIT_LAYER_PATH
 
