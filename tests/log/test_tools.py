@@ -226,7 +226,7 @@ class Plot(unittest.TestCase):
             texts = " ".join(t.text or "" for t in root.iter(ns + "text"))
             self.assertIn("a.csv", texts)
             self.assertIn("b.csv", texts)
-            for title in ("Frame time", "Latency: frame start to display", "Frame-time distribution"):
+            for title in ("Frame time", "Latency: frame start to display", "Frame-time distribution (log scale)"):
                 self.assertIn(title, texts)
             # Frame time: both logs; latency: only a.csv.
             self.assertEqual(len(list(root.iter(ns + "polyline"))), 3)
