@@ -9,6 +9,17 @@
  * its swapchain, which Vulkan requires to be externally synchronised (one producer at a time).
  * Every function accepts a NULL log and then does nothing, so callers need no `if (logging)`.
  *
+ * Wiring (present.c; a NULL log makes every call a no-op):
+ *   swapchain created:   sc->log = config.log ? lowlat_log_open(&(struct lowlat_log_params){
+ *                                .dir = config.log_dir, .game_key = <game key>}) : NULL;
+ *   each present:        struct lowlat_log_record rec; lowlat_log_record_init(&rec);
+ *                        fill the times known by then (frame_start_ns = the previous present's
+ *                        return, present_ns = entry, wait_*, driver_ns = call-down return,
+ *                        target_ns, ...); lowlat_log_present(sc->log, &rec);
+ *   display feedback:    lowlat_log_display(sc->log, present_id, stage, time_ns);
+ *   swapchain destroyed: lowlat_log_close(sc->log);
+ * Process exit and library unload flush by themselves (a destructor calls lowlat_log_shutdown).
+ *
  * Failure: any I/O error (directory, open, write) prints one `lowlat:` line and turns logging off
  * for the rest of the process; the game is never affected. When the writer falls behind, records
  * are dropped and counted (`# dropped N records` in the file), never waited for.
