@@ -518,7 +518,9 @@ struct lowlat_log *lowlat_log_open(const struct lowlat_log_params *params)
 	while (records < (params->ring_records ? params->ring_records : LOWLAT_LOG_RING_RECORDS))
 		records <<= 1;
 	size_t size = sizeof(*log) + (size_t)records * sizeof(log->ring[0]);
-	/* aligned_alloc wants a multiple of the alignment. */
+	/* The C heap, not the app's allocator: the writer frees a log after its swapchain, perhaps its
+	 * device too, is gone, outside any allocation scope the app gave us. aligned_alloc wants a
+	 * multiple of the alignment. */
 	size = (size + CACHE_LINE_BYTES - 1) / CACHE_LINE_BYTES * CACHE_LINE_BYTES;
 	log = aligned_alloc(CACHE_LINE_BYTES, size);
 	if (!log) {

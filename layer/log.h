@@ -113,7 +113,8 @@ static inline void lowlat_log_record_init(struct lowlat_log_record *record)
  * back on if a failure had turned it off. Runs at process exit and library unload (a destructor);
  * tests call it to wait for the files to be complete. Logs not closed by then (a leaked swapchain)
  * are written and their files closed, but their memory is left, since a thread of the app may still
- * present to them. Idempotent; a later open starts afresh. */
+ * present to them; for the same reason their last LOWLAT_LOG_HOLD_FRAMES presents, which the
+ * presenting thread still holds, are not written. Idempotent; a later open starts afresh. */
 void lowlat_log_shutdown(void);
 
 /* Tests only: while paused the writer drains nothing, so the rings fill up and drop. */

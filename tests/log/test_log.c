@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -417,6 +418,33 @@ static void test_periodic_flush(void)
 	CHECK_STR(line(read_file(path), 3 + 20), "# closed: 20 records written, 0 dropped");
 }
 
+/* A process that exits without closing its log (a game that quits without destroying its
+ * swapchain) still gets every record and the closing line: the library's destructor flushes. */
+static void test_exit_flushes(void)
+{
+	char dir[128], path[256];
+
+	snprintf(dir, sizeof(dir), "%s/exit", tmp);
+	expected_path(path, sizeof(path), dir, "exit", "");
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		struct lowlat_log_record r;
+		struct lowlat_log *log = open_in(dir, "exit");
+		lowlat_log_record_init(&r);
+		for (int i = 0; i < 20; i++)
+			lowlat_log_present(log, &r);
+		exit(0); /* no close, no shutdown */
+	}
+	int status = -1;
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	const char *text = read_file(path);
+	/* The 8 held presents are not in the ring at exit, so they are not written: 12 rows. */
+	CHECK_STR(line(text, 3 + 11), "11,,,,,,,,,,,,,,,,");
+	CHECK_STR(line(text, 3 + 12), "# closed: 12 records written, 0 dropped");
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof(tmp), "/tmp/lowlat-test-log-XXXXXX");
@@ -435,6 +463,7 @@ int main(void)
 	RUN(test_write_failure);
 	RUN(test_writer_falls_behind);
 	RUN(test_periodic_flush);
+	RUN(test_exit_flushes);
 
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
