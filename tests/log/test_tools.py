@@ -162,6 +162,19 @@ class Stats(unittest.TestCase):
         table = run("lowlat-stats", path).stdout
         self.assertRegex(table, r"(?m)^latency p50 \(ms\)\s+-$")
 
+    def test_empty_and_single_present_logs(self):
+        """A session that ended before two presents: no numbers, but no failure either."""
+        empty, one, svg = (os.path.join(self.tmp.name, n) for n in ("empty.csv", "one.csv", "few.svg"))
+        write_log(empty, [])
+        write_log(one, [{"frame": 0, "present_ns": T0}])
+        s = self.stats_json(empty, one)
+        self.assertEqual([x["frames"] for x in s], [0, 1])
+        self.assertEqual([x["mean_fps"] for x in s], [None, None])
+        self.assertEqual([x["frame_time_ms"]["p50"] for x in s], [None, None])
+        p = run("lowlat-plot", empty, one, "-o", svg)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        ET.parse(svg)
+
     def test_errors(self):
         def fails(content, message, binary=False):
             path = os.path.join(self.tmp.name, "bad.csv")
