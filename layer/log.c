@@ -19,6 +19,7 @@
  */
 #include "log.h"
 
+#include "objects.h" /* lowlat_present_mode_name */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,7 +36,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <vulkan/vulkan_core.h>
 
 #include "message.h"
 
@@ -154,18 +154,6 @@ static char *put_i64(char *p, int64_t v)
 	return p;
 }
 
-static const char *present_mode_name(int64_t mode)
-{
-	switch (mode) {
-	case VK_PRESENT_MODE_IMMEDIATE_KHR: return "IMMEDIATE";
-	case VK_PRESENT_MODE_MAILBOX_KHR: return "MAILBOX";
-	case VK_PRESENT_MODE_FIFO_KHR: return "FIFO";
-	case VK_PRESENT_MODE_FIFO_RELAXED_KHR: return "FIFO_RELAXED";
-	case VK_PRESENT_MODE_FIFO_LATEST_READY_KHR: return "FIFO_LATEST_READY";
-	default: return NULL;
-	}
-}
-
 static const char *fallback_name(int64_t level)
 {
 	switch (level) {
@@ -198,7 +186,7 @@ static size_t format_row(char *out, const struct lowlat_log_record *r)
 		if (v == LOWLAT_LOG_UNKNOWN)
 			continue;
 		if (column_offset[i] == offsetof(struct lowlat_log_record, present_mode))
-			name = present_mode_name(v);
+			name = lowlat_present_mode_name(v);
 		else if (column_offset[i] == offsetof(struct lowlat_log_record, fallback))
 			name = fallback_name(v);
 		/* A value without a name (a newer present mode) is still written, as its number. */

@@ -20,15 +20,8 @@ static int64_t now_ns(void)
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
-	/* On an int: with headers older than FIFO_LATEST_READY its value is not in the enum. */
-	switch ((int)mode) {
-	case VK_PRESENT_MODE_IMMEDIATE_KHR: return "IMMEDIATE";
-	case VK_PRESENT_MODE_MAILBOX_KHR: return "MAILBOX";
-	case VK_PRESENT_MODE_FIFO_KHR: return "FIFO";
-	case VK_PRESENT_MODE_FIFO_RELAXED_KHR: return "FIFO_RELAXED";
-	case VK_PRESENT_MODE_FIFO_LATEST_READY_KHR: return "FIFO_LATEST_READY";
-	default: return "other";
-	}
+	const char *name = lowlat_present_mode_name(mode);
+	return name ? name : "other";
 }
 
 static const VkAllocationCallbacks *device_allocator(const struct lowlat_device *dev)
