@@ -77,4 +77,46 @@ void lowlat_config_apply_env(const struct lowlat_env *env, struct lowlat_config 
  * applied again on reload. */
 void lowlat_config_apply_mask(struct lowlat_config *dst, const struct lowlat_config *src, uint32_t set);
 
+/* --- Game key (config_game.c) ---------------------------------------------------------------- */
+
+/* What lowlat knows of the process, injected so tests fake it. */
+struct lowlat_process {
+	struct lowlat_env env;
+	const char *cmdline;                /* /proc/self/cmdline: arguments each ended by a NUL */
+	size_t cmdline_size;                /* bytes */
+	const char *exe;                    /* basename of /proc/self/exe's target; NULL if unknown */
+	const char *app_name, *engine_name; /* VkApplicationInfo; NULL if none */
+};
+
+enum lowlat_game_source {
+	LOWLAT_GAME_NONE,
+	LOWLAT_GAME_STEAM_APP_ID,  /* SteamAppId */
+	LOWLAT_GAME_STEAM_GAME_ID, /* SteamGameId */
+	LOWLAT_GAME_TRANSLATED,    /* pApplicationName of DXVK or vkd3d: the game's .exe name */
+	LOWLAT_GAME_WINE_CMDLINE,  /* the first .exe in /proc/self/cmdline */
+	LOWLAT_GAME_EXECUTABLE,    /* the native executable's name */
+	LOWLAT_GAME_APP_NAME,      /* VkApplicationInfo.pApplicationName */
+};
+
+/* A key is a file name in games/ (".json" is appended), so it stays well under NAME_MAX. */
+#define LOWLAT_GAME_KEY_MAX 200 /* bytes */
+
+struct lowlat_game {
+	char key[LOWLAT_GAME_KEY_MAX + 1]; /* "" when nothing matched */
+	enum lowlat_game_source source;
+};
+
+/* The first source that exists, in the order of enum lowlat_game_source. Returns false (source
+ * NONE, key "") when none does. */
+bool lowlat_game_detect(const struct lowlat_process *proc, struct lowlat_game *out);
+
+/* Make `len` bytes of `in` a safe file name: '/', '\\' and control characters become '_', and so
+ * does a '.' that starts the name or follows another '.', so the key can name no other directory
+ * and no hidden file. Cut at LOWLAT_GAME_KEY_MAX bytes, never inside a UTF-8 character. Returns
+ * false when nothing is left. */
+bool lowlat_game_key_sanitize(const char *in, size_t len, char out[LOWLAT_GAME_KEY_MAX + 1]);
+
+/* "SteamAppId", "Wine command line", ... for messages. */
+const char *lowlat_game_source_name(enum lowlat_game_source source);
+
 #endif
