@@ -119,4 +119,71 @@ bool lowlat_game_key_sanitize(const char *in, size_t len, char out[LOWLAT_GAME_K
 /* "SteamAppId", "Wine command line", ... for messages. */
 const char *lowlat_game_source_name(enum lowlat_game_source source);
 
+/* --- Files, the whole chain, reload (config_files.c) ----------------------------------------- */
+
+/* A path as open(2) takes it. */
+#define LOWLAT_CONFIG_FILE_PATH_MAX 4096 /* bytes, PATH_MAX on Linux */
+
+/* A config file is a few hundred bytes; anything much bigger is not one. */
+#define LOWLAT_CONFIG_FILE_SIZE_MAX (64 * 1024) /* bytes */
+
+/* How often the present path may look at the files: the issue's "takes effect within 1 s". */
+#define LOWLAT_CONFIG_CHECK_INTERVAL_NS 1000000000ll /* 1 s */
+
+/* A file in use, and what stat(2) said of it when it was last read: any change of existence,
+ * device, inode (an editor's rename-over), size or mtime means "read it again". */
+struct lowlat_config_file {
+	char path[LOWLAT_CONFIG_FILE_PATH_MAX]; /* "" = no such file in the chain */
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+};
+
+/* A source applied between the game file and the environment (the VK_EXT_layer_settings of the
+ * instance): called once at load with a sink, its result kept as values + a mask of the keys it
+ * set, and applied again from those on every reload. */
+struct lowlat_config_source {
+	void (*apply)(void *user, struct lowlat_config *cfg, uint32_t *set,
+	              const struct lowlat_config_sink *sink);
+	void *user;
+};
+
+enum { LOWLAT_CONFIG_FILE_DEFAULT, LOWLAT_CONFIG_FILE_GAME, LOWLAT_CONFIG_FILE_COUNT };
+
+struct lowlat_config_state {
+	struct lowlat_config config; /* the result of the whole chain */
+	struct lowlat_game game;
+	/* [DEFAULT] $XDG_CONFIG_HOME/lowlat/default.json; [GAME] games/<key>.json, or LOWLAT_CONFIG's
+	 * file, which replaces it. */
+	struct lowlat_config_file files[LOWLAT_CONFIG_FILE_COUNT];
+	bool game_file_from_env;       /* files[GAME] is LOWLAT_CONFIG's */
+	struct lowlat_config settings; /* the captured source's values ... */
+	uint32_t settings_set;         /* ... and the keys it set */
+	struct lowlat_env env;
+	int64_t next_check_ns; /* CLOCK_MONOTONIC */
+};
+
+/* Detect the game, find the files, apply the whole chain into st->config, and say once which key
+ * matched, which files were read and the result (two lines). `settings` may be NULL. Every
+ * message about a bad value goes to `sink` too. */
+void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_process *proc,
+                        const struct lowlat_config_source *settings, int64_t now_ns,
+                        const struct lowlat_config_sink *sink);
+
+/* The present path's check, at most once per LOWLAT_CONFIG_CHECK_INTERVAL_NS (by now_ns, which
+ * the caller reads: nothing here reads a clock): stat the files in use and, when one changed (or
+ * appeared, or went), apply the whole chain again. Messages are given only for the files that
+ * changed, plus one line with the new result. Returns true when st->config changed. */
+bool lowlat_config_reload(struct lowlat_config_state *st, int64_t now_ns,
+                          const struct lowlat_config_sink *sink);
+
+/* "fps 60, method late, present_mode auto, max_latency_frames 0, log false, log_dir default,
+ * enabled true" */
+void lowlat_config_describe(const struct lowlat_config *cfg, char *dst, size_t size);
+
+/* Field by field (the struct has padding, so no memcmp). */
+bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_config *b);
+
 #endif
