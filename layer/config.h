@@ -145,9 +145,9 @@ struct lowlat_config_file {
  * instance): called once at load with a sink, its result kept as values + a mask of the keys it
  * set, and applied again from those on every reload. */
 struct lowlat_config_source {
-	void (*apply)(void *user, struct lowlat_config *cfg, uint32_t *set,
+	void (*apply)(const void *user, struct lowlat_config *cfg, uint32_t *set,
 	              const struct lowlat_config_sink *sink);
-	void *user;
+	const void *user;
 };
 
 enum { LOWLAT_CONFIG_FILE_DEFAULT, LOWLAT_CONFIG_FILE_GAME, LOWLAT_CONFIG_FILE_COUNT };
@@ -185,5 +185,19 @@ void lowlat_config_describe(const struct lowlat_config *cfg, char *dst, size_t s
 
 /* Field by field (the struct has padding, so no memcmp). */
 bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_config *b);
+
+/* --- VK_EXT_layer_settings (config_settings.c) ----------------------------------------------- */
+
+/* The layer name settings are addressed to (the manifest's). */
+#define LOWLAT_LAYER_NAME "VK_LAYER_LOWLAT_limiter"
+
+/* Apply the settings for LOWLAT_LAYER_NAME of every VkLayerSettingsCreateInfoEXT in the pNext chain
+ * of `instance_create_info` (a const VkInstanceCreateInfo *), in chain order, onto *cfg, setting
+ * each applied key's bit in *set (may be NULL). Any key takes its natural type (fps: FLOAT32/64 or
+ * any integer type; method, present_mode, log_dir: STRING; max_latency_frames: an integer type;
+ * log, enabled: BOOL32) or a STRING read like its environment variable. The first value counts.
+ * Has the signature of lowlat_config_source.apply, with the create info as `user`. */
+void lowlat_config_apply_layer_settings(const void *instance_create_info, struct lowlat_config *cfg,
+                                        uint32_t *set, const struct lowlat_config_sink *sink);
 
 #endif

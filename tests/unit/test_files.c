@@ -133,7 +133,7 @@ static void test_lowlat_config_env(void)
 }
 
 /* A fake VK_EXT_layer_settings: sets fps 75 and rejects a method, through the real setter. */
-static void fake_settings(void *user, struct lowlat_config *cfg, uint32_t *set,
+static void fake_settings(const void *user, struct lowlat_config *cfg, uint32_t *set,
                           const struct lowlat_config_sink *sink)
 {
 	const struct lowlat_config_origin o = {.kind = LOWLAT_ORIGIN_SETTINGS, .sink = sink};
