@@ -200,4 +200,22 @@ bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_conf
 void lowlat_config_apply_layer_settings(const void *instance_create_info, struct lowlat_config *cfg,
                                         uint32_t *set, const struct lowlat_config_sink *sink);
 
+/* --- The process's config (config_global.c): the only part that reads the real process ------- */
+
+/* Load the config once per process, at the first vkCreateInstance (its VkApplicationInfo names
+ * the game for DXVK/vkd3d, its pNext may carry VK_EXT_layer_settings): `instance_create_info` is a
+ * const VkInstanceCreateInfo *, NULL for none. Later calls do nothing. Messages go to lowlat_msg. */
+void lowlat_config_global_init(const void *instance_create_info);
+
+/* The present path's reload check: one atomic load and a compare unless a second has passed since
+ * the last look; then a stat of the files in use, on the thread that got there first (the others
+ * skip it, they never wait). now_ns: CLOCK_MONOTONIC. */
+void lowlat_config_global_tick(int64_t now_ns);
+
+/* The config's generation: 0 before load, +1 on every change. When it differs from `seen`, copies
+ * the current config into *out (under the config lock, held only for the copy); either way returns
+ * the current generation, for the caller to pass as `seen` next time. A caller starts with
+ * seen = 0 and *out = lowlat_config_defaults(), which is what it keeps until the config is loaded. */
+uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out);
+
 #endif

@@ -1,6 +1,7 @@
 /* bench_reload.c — what the present path pays for live reload: lowlat_config_reload() when the
  * check is not due (every present but one a second) and when it is (two stat(2) calls, files
- * unchanged). Run: meson test --benchmark -C BUILD reload, or the executable itself. */
+ * unchanged); and the process-wide wrapper present.c calls. Run: meson test --benchmark -C BUILD
+ * reload-check, or the executable itself. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,21 @@ int main(void)
 	       (double)due_ns / (ITERATIONS / 10));
 	printf("at 1000 fps, per present on average: %.1f ns\n",
 	       (double)idle_ns / ITERATIONS + (double)due_ns / (ITERATIONS / 10) / 1000);
+
+	/* What present.c will call: the process-wide check and the generation read. */
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	lowlat_config_global_init(NULL);
+	struct lowlat_config cfg;
+	uint64_t seen = lowlat_config_global_get(0, &cfg);
+	int64_t base = now_ns();
+	t0 = now_ns();
+	for (int i = 0; i < ITERATIONS; i++) {
+		lowlat_config_global_tick(base + i);
+		seen = lowlat_config_global_get(seen, &cfg);
+	}
+	idle_ns = now_ns() - t0;
+	printf("present path (lowlat_config_global_tick + _get), not due: %.1f ns per call\n",
+	       (double)idle_ns / ITERATIONS);
 
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/lowlat/default.json", dir);
