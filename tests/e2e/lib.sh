@@ -16,10 +16,15 @@ fail() {
 
 # Nothing from the caller's environment may decide what the layers do in a test.
 unset ENABLE_LOWLAT_LAYER DISABLE_LOWLAT_LAYER VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE \
-	VK_LOADER_LAYERS_DISABLE LOWLAT_FPS LOWLAT_METHOD LOWLAT_CONFIG LOWLAT_VERBOSE
+	VK_LOADER_LAYERS_DISABLE LOWLAT_FPS LOWLAT_METHOD LOWLAT_CONFIG LOWLAT_VERBOSE \
+	LOWLAT_PRESENT_MODE LOWLAT_MAX_LATENCY_FRAMES LOWLAT_LOG LOWLAT_LOG_DIR LOWLAT_ENABLED \
+	SteamAppId SteamGameId
 
 e2e_tmp=$(mktemp -d)
 trap 'rm -rf "$e2e_tmp"' EXIT
+# Nor the machine's own config files: each test starts with an empty config directory.
+export XDG_CONFIG_HOME="$e2e_tmp/config"
+mkdir -p "$XDG_CONFIG_HOME/lowlat/games"
 
 # run_validated NAME COMMAND...: run COMMAND with lowlat enabled and validation below it, then check
 # that it exited 0, that the chain really was validation below lowlat, and that validation said
