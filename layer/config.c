@@ -87,15 +87,20 @@ int lowlat_config_key_lookup(const char *name)
 	return -1;
 }
 
-/* Copy `src` for a message: cut at SHOWN_MAX bytes (marked with "..."), control characters
+/* Copy `src` for a message: cut to SHOWN_MAX bytes (marked with "..."), control characters
  * replaced so the message stays one line. */
 static void show(char *dst, size_t size, const char *src)
 {
 	size_t n = 0, max = size - 1;
-	bool cut = strlen(src) > SHOWN_MAX && size >= SHOWN_MAX + 4;
+	/* Up to SHOWN_MAX + 3 bytes pass whole, so showing a shown text again changes nothing. */
+	bool cut = strlen(src) > SHOWN_MAX + 3 && size >= SHOWN_MAX + 4;
 
-	if (cut)
+	if (cut) {
 		max = SHOWN_MAX;
+		/* Cut before a UTF-8 character, not inside it. */
+		while (max > 0 && ((unsigned char)src[max] & 0xc0) == 0x80)
+			max--;
+	}
 	for (; src[n] && n < max; n++)
 		dst[n] = (unsigned char)src[n] < 0x20 || src[n] == 0x7f ? '?' : src[n];
 	dst[n] = '\0';

@@ -153,6 +153,13 @@ static void test_invalid_values(void)
 	          "using 0 "
 	          "(off)");
 
+	/* A cut never splits a UTF-8 character: 46 ASCII bytes, then "é" would straddle byte 48. */
+	CHECK_STR(
+	        parse_default("{\"fps\": \"0123456789012345678901234567890123456789012345\u00e9xxxxx\"}", &c),
+	        "f.json: \"fps\": \"0123456789012345678901234567890123456789012345... is not a number; using "
+	        "0 "
+	        "(off)");
+
 	/* The rest of the file still applies around each bad key, one line per bad key. */
 	CHECK_STR(parse_default("{\"fps\": \"x\", \"method\": \"early\", \"bogus\": 1, \"log\": true}", &c),
 	          "f.json: \"fps\": \"x\" is not a number; using 0 (off)\n"
