@@ -133,6 +133,7 @@ static void where(char *dst, size_t size, const struct lowlat_config_origin *o, 
 	case LOWLAT_ORIGIN_SETTINGS:
 		snprintf(dst, size, "VK_EXT_layer_settings: \"%s\": ", keys[key].name);
 		break;
+	case LOWLAT_ORIGIN_CONTROL: snprintf(dst, size, "%s ", keys[key].name); break;
 	}
 }
 

@@ -4,7 +4,7 @@
  *
  * Precedence, lowest to highest, each applied over the one before:
  *   built-in defaults < default.json < game file (or the LOWLAT_CONFIG file, which replaces it)
- *   < VK_EXT_layer_settings < LOWLAT_* environment variables.
+ *   < VK_EXT_layer_settings < LOWLAT_* environment variables < control-socket commands.
  *
  * Everything here but lowlat_config_global_* is a pure function of injected inputs (environment
  * getter, /proc contents, VkApplicationInfo names, now_ns), so tests fake them all. config_global.c
@@ -27,6 +27,7 @@ enum lowlat_config_origin_kind {
 	LOWLAT_ORIGIN_FILE,     /* `path: "key": value ...` */
 	LOWLAT_ORIGIN_ENV,      /* `LOWLAT_KEY=value ...` */
 	LOWLAT_ORIGIN_SETTINGS, /* `VK_EXT_layer_settings: "key": value ...` */
+	LOWLAT_ORIGIN_CONTROL,  /* `key value ...` (a control-socket command) */
 };
 
 struct lowlat_config_origin {
@@ -154,6 +155,7 @@ enum { LOWLAT_CONFIG_FILE_DEFAULT, LOWLAT_CONFIG_FILE_GAME, LOWLAT_CONFIG_FILE_C
 
 struct lowlat_config_state {
 	struct lowlat_config config; /* the result of the whole chain */
+	struct lowlat_config base;   /* the same without the control overrides */
 	struct lowlat_game game;
 	/* [DEFAULT] $XDG_CONFIG_HOME/lowlat/default.json; [GAME] games/<key>.json, or LOWLAT_CONFIG's
 	 * file, which replaces it. */
@@ -161,6 +163,10 @@ struct lowlat_config_state {
 	bool game_file_from_env;       /* files[GAME] is LOWLAT_CONFIG's */
 	struct lowlat_config settings; /* the captured source's values ... */
 	uint32_t settings_set;         /* ... and the keys it set */
+	/* Runtime overrides from the control socket: above everything, kept across reloads until
+	 * `reset` or the end of the process. */
+	struct lowlat_config control;
+	uint32_t control_set;
 	struct lowlat_env env;
 	int64_t next_check_ns; /* CLOCK_MONOTONIC */
 };
@@ -199,6 +205,19 @@ bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_conf
  * Has the signature of lowlat_config_source.apply, with the create info as `user`. */
 void lowlat_config_apply_layer_settings(const void *instance_create_info, struct lowlat_config *cfg,
                                         uint32_t *set, const struct lowlat_config_sink *sink);
+
+/* --- Control commands (config_control.c) ----------------------------------------------------- */
+
+/* The longest command line: a key, a space and the longest log_dir. */
+#define LOWLAT_CONTROL_LINE_MAX (LOWLAT_CONFIG_PATH_MAX + 64) /* bytes */
+
+/* Execute one command line (a trailing "\n" or "\r\n" is allowed) onto st's runtime overrides:
+ *   status                 -> "ok game \"<key>\"; fps 60, method late, ..."
+ *   <key> <value>          -> "ok fps 60"   (any key, its value written as for LOWLAT_<KEY>)
+ *   reset                  -> "ok fps 141, ..."  (overrides dropped: files and environment again)
+ * Anything else gets "error: ..." naming the problem and what stays in force; nothing is changed.
+ * `reply` is one line without a newline. Returns true when st->config changed. */
+bool lowlat_config_control(struct lowlat_config_state *st, const char *line, char *reply, size_t size);
 
 /* --- The process's config (config_global.c): the only part that reads the real process ------- */
 

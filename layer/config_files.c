@@ -159,8 +159,9 @@ static const char *outcome_name(enum file_outcome o)
 	return "unused";
 }
 
-/* Apply the whole chain from the built-in defaults into *cfg; `report[i]` says whether file i's
- * messages go to the sink. The captured source and the environment are only reported at load. */
+/* Apply the chain but the control overrides from the built-in defaults into *cfg; `report[i]`
+ * says whether file i's messages go to the sink. The captured source and the environment are
+ * only reported at load. */
 static void apply_chain(struct lowlat_config_state *st, struct lowlat_config *cfg, const bool *report,
                         enum file_outcome *outcome, const struct lowlat_config_sink *sink)
 {
@@ -218,6 +219,7 @@ void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_proc
 	lowlat_config_apply_mask(&cfg, &st->settings, st->settings_set);
 	lowlat_config_apply_env(&st->env, &cfg, sink);
 	st->config = cfg;
+	st->base = cfg; /* no control overrides yet */
 	st->next_check_ns = now_ns + LOWLAT_CONFIG_CHECK_INTERVAL_NS;
 
 	if (!have_dir) {
@@ -271,6 +273,8 @@ static __attribute__((noinline)) bool check_files(struct lowlat_config_state *st
 		return false;
 
 	apply_chain(st, &cfg, report, outcome, sink);
+	st->base = cfg;
+	lowlat_config_apply_mask(&cfg, &st->control, st->control_set);
 	changed = !lowlat_config_equal(&cfg, &st->config);
 	st->config = cfg;
 	lowlat_config_describe(&cfg, result, sizeof(result));
