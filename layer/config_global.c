@@ -3,11 +3,13 @@
  *
  * Lock: config_lock guards `state`. It is a leaf lock (nothing else is taken under it, nothing is
  * called down the Vulkan chain under it). The present path never waits for it: the reload check
- * only try-locks, and a reader takes it only to copy a config that changed.
+ * only try-locks, and a reader takes it only to copy a config that changed. The control socket's
+ * thread takes it for each command.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +17,7 @@
 #include <vulkan/vulkan.h>
 
 #include "config.h"
+#include "control.h"
 #include "message.h"
 
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +94,8 @@ void lowlat_config_global_init(const void *instance_create_info)
 	atomic_store(&next_check_ns, state.next_check_ns);
 	atomic_store(&generation, 1);
 	pthread_mutex_unlock(&config_lock);
+	/* After the unlock: the socket's thread takes the lock for every command. */
+	lowlat_control_start(state.game.key);
 }
 
 void lowlat_config_global_tick(int64_t now_ns)
@@ -121,4 +126,14 @@ uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out)
 		lowlat_config_defaults(out);
 	pthread_mutex_unlock(&config_lock);
 	return g;
+}
+
+void lowlat_config_global_control(const char *line, char *reply, size_t size)
+{
+	pthread_mutex_lock(&config_lock);
+	if (!atomic_load(&generation))
+		snprintf(reply, size, "error: no config loaded yet");
+	else if (lowlat_config_control(&state, line, reply, size))
+		atomic_fetch_add(&generation, 1);
+	pthread_mutex_unlock(&config_lock);
 }
