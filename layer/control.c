@@ -185,7 +185,7 @@ void lowlat_control_start(const char *game_key)
 	if (!control.running)
 		goto fail_unlink;
 	control.owner = getpid();
-	lowlat_msg("control socket: %s", control.path);
+	LOWLAT_INFO("control socket: %s", control.path);
 	return;
 
 fail_unlink:
