@@ -68,7 +68,7 @@ static void config_from_env(void)
 		LOWLAT_INFO("limiting to %.3f fps, %s", (double)mfps / LOWLAT_MFPS_PER_FPS,
 		            lowlat_pace_method_name(method));
 	else
-		LOWLAT_INFO("limiter off (LOWLAT_FPS unset or 0)");
+		LOWLAT_INFO("limiter off");
 }
 
 static const char *present_mode_name(VkPresentModeKHR mode)
