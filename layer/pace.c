@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 
 /* Nanoseconds per second times millihertz per hertz: interval_ns = NS_MFPS / mfps. */
