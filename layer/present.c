@@ -93,12 +93,14 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	double seconds = (double)(sc->last_present_ns - sc->first_present_ns) * 1e-9;
 	/* n presents span n-1 intervals. */
 	double fps = sc->presents > 1 && seconds > 0 ? (double)(sc->presents - 1) / seconds : 0;
-	char limiter[96] = "limiter off";
+	char limiter[128] = "limiter off";
 
 	if (sc->pacer.mfps)
-		snprintf(limiter, sizeof(limiter), "limiter %s at %.3f fps, %" PRIu64 " re-anchors",
+		snprintf(limiter, sizeof(limiter),
+		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost)",
 		         lowlat_pace_method_name(config_method(sc->pace_config)),
-		         (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS, sc->pacer.reanchors);
+		         (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS, sc->pacer.reanchors,
+		         (double)sc->pacer.lost_ns * 1e-6);
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
 	            " failed; %s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
