@@ -254,16 +254,16 @@ static void wait_do(const struct present_wait *w)
 	}
 }
 
-/* Counts the call for the summary line, timestamped when the app gets control back (after our
- * wait), which is the cadence the app sees. */
-static void count_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
+/* Counts the call for the summary line, timestamped when our wait ended (t_ns): in late mode when
+ * the app gets control back, in early mode when the frame is handed to the driver. Either way the
+ * cadence the method shapes, and the same instants the pacer's grid and its time lost refer to. */
+static void count_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result,
+                           int64_t t_ns)
 {
-	int64_t t = lowlat_now_ns();
-
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
 		if (sc)
-			count_present(sc, info->pResults ? info->pResults[i] : result, t);
+			count_present(sc, info->pResults ? info->pResults[i] : result, t_ns);
 	}
 }
 
@@ -283,6 +283,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				wait_consider(&wait, sc, swapchain_deadline(sc, config, t));
 		}
 		wait_do(&wait);
+		t = lowlat_now_ns();
 		result = dev->vk.QueuePresentKHR(queue, info);
 	} else {
 		result = dev->vk.QueuePresentKHR(queue, info);
@@ -297,7 +298,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				wait_consider(&wait, sc, swapchain_deadline(sc, config, t));
 		}
 		wait_do(&wait);
+		t = lowlat_now_ns();
 	}
-	count_presents(dev, info, result);
+	count_presents(dev, info, result, t);
 	return result;
 }
