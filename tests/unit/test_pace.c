@@ -334,17 +334,23 @@ static void parse_fps(void)
 /* A game that sets a locale with a decimal comma must not break "59.94". */
 static void parse_fps_ignores_locale(void)
 {
-	static const char *locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "C.UTF-8"};
+	static const char *locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "ru_RU.UTF-8"};
 	char msg[256];
 	uint32_t mfps;
+	int tried = 0;
 
 	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]); i++) {
 		if (!setlocale(LC_NUMERIC, locales[i]))
 			continue;
+		tried++;
 		CHECK(!lowlat_parse_fps("LOWLAT_FPS", "59.94", &mfps, msg, sizeof(msg)));
 		CHECK_EQ_I64(mfps, 59940);
 	}
 	setlocale(LC_NUMERIC, "C");
+	/* Said, not hidden: without such a locale (a minimal root has none) this proves nothing. */
+	if (!tried)
+		fprintf(stderr, "note: no decimal-comma locale installed; parse_fps_ignores_locale checked "
+		                "nothing\n");
 }
 
 static void parse_method(void)
