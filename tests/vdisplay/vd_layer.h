@@ -1,0 +1,200 @@
+/* vd_layer.h — the virtual display layer's objects, dispatch tables and hooks.
+ *
+ * Dispatchable handles are found by their dispatch key (the loader's table pointer in the first
+ * word); a physical device shares its instance's key and a queue its device's. Swapchains are our
+ * own non-dispatchable handles: the pointer to struct vd_swapchain, never seen by the driver.
+ *
+ * Lock order: a swapchain's lock, then the truth log's; a map's lock is a leaf, held only inside the
+ * map functions. No lock is held while calling down the chain or while waiting.
+ */
+#ifndef VD_LAYER_H
+#define VD_LAYER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+/* Instance functions called on the next layer (the driver: this layer sits right above it). */
+#define VD_INSTANCE_FUNCTIONS(F)                                                                             \
+	F(GetInstanceProcAddr)                                                                               \
+	F(DestroyInstance)                                                                                   \
+	F(CreateDevice)                                                                                      \
+	F(EnumerateDeviceExtensionProperties)                                                                \
+	F(GetPhysicalDeviceMemoryProperties)                                                                 \
+	F(GetPhysicalDeviceProperties)
+
+/* Device functions called on the driver. */
+#define VD_DEVICE_FUNCTIONS(F)                                                                               \
+	F(GetDeviceProcAddr)                                                                                 \
+	F(DestroyDevice)                                                                                     \
+	F(GetDeviceQueue)                                                                                    \
+	F(GetDeviceQueue2)                                                                                   \
+	F(CreateImage)                                                                                       \
+	F(DestroyImage)                                                                                      \
+	F(GetImageMemoryRequirements)                                                                        \
+	F(AllocateMemory)                                                                                    \
+	F(FreeMemory)                                                                                        \
+	F(BindImageMemory)                                                                                   \
+	F(CreateFence)                                                                                       \
+	F(DestroyFence)                                                                                      \
+	F(ResetFences)                                                                                       \
+	F(WaitForFences)                                                                                     \
+	F(GetFenceStatus)                                                                                    \
+	F(QueueSubmit)                                                                                       \
+	F(CreateCommandPool)                                                                                 \
+	F(DestroyCommandPool)                                                                                \
+	F(AllocateCommandBuffers)                                                                            \
+	F(BeginCommandBuffer)                                                                                \
+	F(EndCommandBuffer)                                                                                  \
+	F(CmdResetQueryPool)                                                                                 \
+	F(CmdWriteTimestamp)                                                                                 \
+	F(CreateQueryPool)                                                                                   \
+	F(DestroyQueryPool)                                                                                  \
+	F(GetQueryPoolResults)                                                                               \
+	F(ImportSemaphoreFdKHR)                                                                              \
+	F(ImportFenceFdKHR)                                                                                  \
+	F(GetCalibratedTimestampsEXT)
+
+struct vd_instance_dispatch {
+#define VD_DECLARE(name) PFN_vk##name name;
+	VD_INSTANCE_FUNCTIONS(VD_DECLARE)
+};
+
+struct vd_device_dispatch {
+	VD_DEVICE_FUNCTIONS(VD_DECLARE)
+#undef VD_DECLARE
+};
+
+/* Hooks. Instance-level ones are offered for every instance. */
+#define VD_GLOBAL_HOOKS(H) H(CreateInstance)
+
+#define VD_INSTANCE_HOOKS(H)                                                                                 \
+	H(GetInstanceProcAddr)                                                                               \
+	H(DestroyInstance)                                                                                   \
+	H(CreateDevice)                                                                                      \
+	H(EnumerateDeviceExtensionProperties)
+
+#define VD_DEVICE_CORE_HOOKS(H)                                                                              \
+	H(GetDeviceProcAddr)                                                                                 \
+	H(DestroyDevice)                                                                                     \
+	H(GetDeviceQueue)                                                                                    \
+	H(GetDeviceQueue2)
+
+/* Offered only to devices that enabled VK_KHR_swapchain (and took the display over). */
+#define VD_DEVICE_SWAPCHAIN_HOOKS(H)                                                                         \
+	H(CreateSwapchainKHR)                                                                                \
+	H(DestroySwapchainKHR)                                                                               \
+	H(GetSwapchainImagesKHR)                                                                             \
+	H(AcquireNextImageKHR)                                                                               \
+	H(AcquireNextImage2KHR)                                                                              \
+	H(QueuePresentKHR)
+
+/* A map from a 64-bit key to a pointer: a handful of entries, so a locked linear scan. */
+struct vd_map {
+	pthread_mutex_t lock;
+	struct vd_map_item {
+		uint64_t key;
+		void *value;
+	} * items;
+	uint32_t count, capacity;
+};
+
+#define VD_MAP_INIT                                                                                          \
+	{                                                                                                    \
+		.lock = PTHREAD_MUTEX_INITIALIZER                                                            \
+	}
+
+bool vd_map_insert(struct vd_map *map, uint64_t key, void *value);
+void *vd_map_find(struct vd_map *map, uint64_t key);
+void *vd_map_remove(struct vd_map *map, uint64_t key);
+void vd_map_fini(struct vd_map *map);
+
+static inline uint64_t vd_dispatch_key(const void *dispatchable)
+{
+	return (uint64_t)(uintptr_t) * (void *const *)dispatchable;
+}
+
+struct vd_instance {
+	VkInstance handle;
+	struct vd_instance_dispatch vk;
+};
+
+struct vd_device {
+	VkDevice handle;
+	VkPhysicalDevice physical;
+	struct vd_instance *instance;
+	struct vd_device_dispatch vk;
+	VkAllocationCallbacks allocator;
+	bool has_allocator;
+	/* The app enabled VK_KHR_swapchain and every function the display needs was found. */
+	bool display;
+	uint32_t default_family;  /* the first queue family the device was created with */
+	struct vd_map queues;     /* VkQueue -> queue family index + 1 */
+	struct vd_map swapchains; /* VkSwapchainKHR -> struct vd_swapchain */
+	VkPhysicalDeviceMemoryProperties memory;
+	float timestamp_period; /* ns per tick */
+};
+
+extern struct vd_map vd_instances;
+extern struct vd_map vd_devices;
+
+static inline struct vd_instance *vd_instance_of(const void *instance_or_physical)
+{
+	return vd_map_find(&vd_instances, vd_dispatch_key(instance_or_physical));
+}
+
+static inline struct vd_device *vd_device_of(const void *device_or_queue)
+{
+	return vd_map_find(&vd_devices, vd_dispatch_key(device_or_queue));
+}
+
+static inline const VkAllocationCallbacks *vd_device_allocator(const struct vd_device *dev)
+{
+	return dev->has_allocator ? &dev->allocator : NULL;
+}
+
+void *vd_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystemAllocationScope scope);
+void vd_free(const VkAllocationCallbacks *allocator, void *memory);
+
+int64_t vd_now_ns(void);
+
+/* One stderr line prefixed `vdisplay: `. */
+void vd_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Hooks. */
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance instance, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, const char *name);
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *info,
+                                                 const VkAllocationCallbacks *allocator,
+                                                 VkInstance *instance);
+VKAPI_ATTR void VKAPI_CALL vd_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                               const VkAllocationCallbacks *allocator, VkDevice *device);
+VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalDevice physical,
+                                                                     const char *layer, uint32_t *count,
+                                                                     VkExtensionProperties *props);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
+                                             VkQueue *queue);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info,
+                                              VkQueue *queue);
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *info,
+                                                     const VkAllocationCallbacks *allocator,
+                                                     VkSwapchainKHR *swapchain);
+VKAPI_ATTR void VKAPI_CALL vd_DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                  const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                        uint32_t *count, VkImage *images);
+VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                      uint64_t timeout, VkSemaphore semaphore, VkFence fence,
+                                                      uint32_t *index);
+VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR *info,
+                                                       uint32_t *index);
+VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
+
+/* vd_swapchain.c: destroys the swapchains an app leaked, before its device goes. */
+void vd_swapchain_device_teardown(struct vd_device *dev);
+
+#endif
