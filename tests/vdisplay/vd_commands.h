@@ -6,8 +6,10 @@
  * list, refused at vkCreateDevice, its commands not handed out). check_registry.py compares this
  * list with vk.xml, so a command added to the registry cannot slip through.
  *
- * IMPL(command)
- * HIDE(command, extension)
+ * IMPL(command)             hooked by the layer (vd_layer.h hook lists); KHR aliases listed too
+ * HIDE(command, extension)  every extension that provides the command must be hidden
+ * A command that only carries a handle through a pNext struct of a hidden extension (such as
+ * vkGetCalibratedTimestampsKHR with VkSwapchainCalibratedTimestampInfoEXT) needs no entry.
  */
 #ifndef VD_COMMANDS_H
 #define VD_COMMANDS_H
@@ -19,6 +21,15 @@
 	IMPL(vkAcquireNextImageKHR)                                                                          \
 	IMPL(vkAcquireNextImage2KHR)                                                                         \
 	IMPL(vkQueuePresentKHR)                                                                              \
+	IMPL(vkCreateImage)                                                                                  \
+	IMPL(vkBindImageMemory2)                                                                             \
+	IMPL(vkBindImageMemory2KHR)                                                                          \
+	IMPL(vkGetDeviceImageMemoryRequirements)                                                             \
+	IMPL(vkGetDeviceImageMemoryRequirementsKHR)                                                          \
+	IMPL(vkGetDeviceImageSparseMemoryRequirements)                                                       \
+	IMPL(vkGetDeviceImageSparseMemoryRequirementsKHR)                                                    \
+	IMPL(vkGetDeviceImageSubresourceLayout)                                                              \
+	IMPL(vkGetDeviceImageSubresourceLayoutKHR)                                                           \
 	HIDE(vkCreateSharedSwapchainsKHR, VK_KHR_display_swapchain)                                          \
 	HIDE(vkGetSwapchainStatusKHR, VK_KHR_shared_presentable_image)                                       \
 	HIDE(vkGetSwapchainCounterEXT, VK_EXT_display_control)                                               \
@@ -39,6 +50,7 @@
 	HIDE(vkSetSwapchainPresentTimingQueueSizeEXT, VK_EXT_present_timing)                                 \
 	HIDE(vkGetSwapchainTimingPropertiesEXT, VK_EXT_present_timing)                                       \
 	HIDE(vkGetSwapchainTimeDomainPropertiesEXT, VK_EXT_present_timing)                                   \
-	HIDE(vkGetPastPresentationTimingEXT, VK_EXT_present_timing)
+	HIDE(vkGetPastPresentationTimingEXT, VK_EXT_present_timing)                                          \
+	HIDE(vkSetBufferCollectionImageConstraintsFUCHSIA, VK_FUCHSIA_buffer_collection)
 
 #endif

@@ -431,18 +431,24 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	dev->default_family = info->queueCreateInfoCount ? info->pQueueCreateInfos[0].queueFamilyIndex : 0;
 #define VD_LOAD(name) dev->vk.name = (PFN_vk##name)next_gdpa(*out, "vk" #name);
 	VD_DEVICE_FUNCTIONS(VD_LOAD)
+	VD_DEVICE_OPTIONAL_FUNCTIONS(VD_LOAD)
 #undef VD_LOAD
+#define VD_LOAD_KHR(name)                                                                                    \
+	if (!dev->vk.name)                                                                                   \
+		dev->vk.name = (PFN_vk##name)next_gdpa(*out, "vk" #name "KHR");
+	VD_LOAD_KHR(BindImageMemory2)
+	VD_LOAD_KHR(GetDeviceImageMemoryRequirements)
+	VD_LOAD_KHR(GetDeviceImageSparseMemoryRequirements)
+	VD_LOAD_KHR(GetDeviceImageSubresourceLayout)
+#undef VD_LOAD_KHR
 	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice || !dev->vk.GetDeviceQueue) {
 		result = VK_ERROR_INITIALIZATION_FAILED;
 		goto fail_destroy;
 	}
 	if (display) {
-		/* Every device function in the table is needed, except the calibration (optional) and
-		 * vkGetDeviceQueue2 (absent from a Vulkan 1.0 device; its hook is then never reached). */
 		const char *missing = NULL;
 #define VD_CHECK(name)                                                                                       \
-	if (!dev->vk.name && strcmp(#name, "GetCalibratedTimestampsEXT") &&                                  \
-	    strcmp(#name, "GetDeviceQueue2"))                                                                \
+	if (!dev->vk.name)                                                                                   \
 		missing = "vk" #name;
 		VD_DEVICE_FUNCTIONS(VD_CHECK)
 #undef VD_CHECK
@@ -522,6 +528,15 @@ static const struct hook global_hooks[] = {VD_GLOBAL_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook instance_hooks[] = {VD_INSTANCE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_core_hooks[] = {VD_DEVICE_CORE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_swapchain_hooks[] = {VD_DEVICE_SWAPCHAIN_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook device_carrier_hooks[] = {
+        VD_DEVICE_CARRIER_HOOKS(VD_HOOK_ENTRY)
+        /* KHR aliases, same signatures. */
+        {"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vd_BindImageMemory2},
+        {"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vd_GetDeviceImageMemoryRequirements},
+        {"vkGetDeviceImageSparseMemoryRequirementsKHR",
+         (PFN_vkVoidFunction)vd_GetDeviceImageSparseMemoryRequirements},
+        {"vkGetDeviceImageSubresourceLayoutKHR", (PFN_vkVoidFunction)vd_GetDeviceImageSubresourceLayout},
+};
 #undef VD_HOOK_ENTRY
 
 static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, const char *name)
@@ -537,7 +552,7 @@ static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, cons
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, const char *name)
 {
 	struct vd_device *dev;
-	PFN_vkVoidFunction hook;
+	PFN_vkVoidFunction hook, next;
 
 	if (!device || !name || !(dev = vd_device_of(device)))
 		return NULL;
@@ -547,7 +562,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, c
 		return hook;
 	if (dev->display && (hook = VD_FIND_HOOK(device_swapchain_hooks, name)))
 		return hook;
-	return dev->vk.GetDeviceProcAddr(device, name);
+	next = dev->vk.GetDeviceProcAddr(device, name);
+	/* Only where the driver has it: our hook calls the driver's. */
+	if (next && dev->display && (hook = VD_FIND_HOOK(device_carrier_hooks, name)))
+		return hook;
+	return next;
 }
 
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance instance, const char *name)

@@ -29,7 +29,6 @@
 	F(GetDeviceProcAddr)                                                                                 \
 	F(DestroyDevice)                                                                                     \
 	F(GetDeviceQueue)                                                                                    \
-	F(GetDeviceQueue2)                                                                                   \
 	F(CreateImage)                                                                                       \
 	F(DestroyImage)                                                                                      \
 	F(GetImageMemoryRequirements)                                                                        \
@@ -53,8 +52,17 @@
 	F(DestroyQueryPool)                                                                                  \
 	F(GetQueryPoolResults)                                                                               \
 	F(ImportSemaphoreFdKHR)                                                                              \
-	F(ImportFenceFdKHR)                                                                                  \
-	F(GetCalibratedTimestampsEXT)
+	F(ImportFenceFdKHR)
+
+/* Device functions the display can do without: NULL when the driver or the device's version lacks
+ * them (a Vulkan 1.0 device has no vkGetDeviceQueue2); the *2 ones fall back to their KHR names. */
+#define VD_DEVICE_OPTIONAL_FUNCTIONS(F)                                                                      \
+	F(GetDeviceQueue2)                                                                                   \
+	F(GetCalibratedTimestampsEXT)                                                                        \
+	F(BindImageMemory2)                                                                                  \
+	F(GetDeviceImageMemoryRequirements)                                                                  \
+	F(GetDeviceImageSparseMemoryRequirements)                                                            \
+	F(GetDeviceImageSubresourceLayout)
 
 struct vd_instance_dispatch {
 #define VD_DECLARE(name) PFN_vk##name name;
@@ -63,6 +71,7 @@ struct vd_instance_dispatch {
 
 struct vd_device_dispatch {
 	VD_DEVICE_FUNCTIONS(VD_DECLARE)
+	VD_DEVICE_OPTIONAL_FUNCTIONS(VD_DECLARE)
 #undef VD_DECLARE
 };
 
@@ -89,6 +98,15 @@ struct vd_device_dispatch {
 	H(AcquireNextImageKHR)                                                                               \
 	H(AcquireNextImage2KHR)                                                                              \
 	H(QueuePresentKHR)
+
+/* Core commands whose pNext chains can carry our swapchain handles (vd_images.c); offered to
+ * display devices where the driver has the command. Their KHR aliases map to the same hooks. */
+#define VD_DEVICE_CARRIER_HOOKS(H)                                                                           \
+	H(CreateImage)                                                                                       \
+	H(BindImageMemory2)                                                                                  \
+	H(GetDeviceImageMemoryRequirements)                                                                  \
+	H(GetDeviceImageSparseMemoryRequirements)                                                            \
+	H(GetDeviceImageSubresourceLayout)
 
 /* A map from a 64-bit key to a pointer: a handful of entries, so a locked linear scan. */
 struct vd_map {
@@ -193,6 +211,24 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImageKHR(VkDevice device, VkSwapcha
 VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR *info,
                                                        uint32_t *index);
 VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
+
+/* vd_images.c */
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateImage(VkDevice device, const VkImageCreateInfo *info,
+                                              const VkAllocationCallbacks *allocator, VkImage *image);
+VKAPI_ATTR VkResult VKAPI_CALL vd_BindImageMemory2(VkDevice device, uint32_t count,
+                                                   const VkBindImageMemoryInfo *infos);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceImageMemoryRequirements(VkDevice device,
+                                                               const VkDeviceImageMemoryRequirements *info,
+                                                               VkMemoryRequirements2 *requirements);
+VKAPI_ATTR void VKAPI_CALL
+vd_GetDeviceImageSparseMemoryRequirements(VkDevice device, const VkDeviceImageMemoryRequirements *info,
+                                          uint32_t *count, VkSparseImageMemoryRequirements2 *requirements);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceImageSubresourceLayout(VkDevice device,
+                                                              const VkDeviceImageSubresourceInfo *info,
+                                                              VkSubresourceLayout2 *layout);
+
+/* vd_swapchain.c: the memory of a swapchain image, VK_NULL_HANDLE when there is no such image. */
+VkDeviceMemory vd_swapchain_image_memory(struct vd_device *dev, VkSwapchainKHR swapchain, uint32_t index);
 
 /* vd_swapchain.c: destroys the swapchains an app leaked, before its device goes. */
 void vd_swapchain_device_teardown(struct vd_device *dev);

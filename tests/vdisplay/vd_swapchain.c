@@ -456,6 +456,13 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainImagesKHR(VkDevice device, VkSwapc
 	return n < sc->image_count ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
+VkDeviceMemory vd_swapchain_image_memory(struct vd_device *dev, VkSwapchainKHR swapchain, uint32_t index)
+{
+	struct vd_swapchain *sc = swapchain_of(dev, swapchain);
+
+	return sc && index < sc->image_count ? sc->images[index].memory : VK_NULL_HANDLE;
+}
+
 /* ---- acquire ---- */
 
 /* Signals the app's semaphore and fence without queue work: a temporary import of an already
