@@ -5,7 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vulkan/vk_layer.h>
+
 #include "vd_layer.h"
+
+/* The generated table covers vulkan_core.h; the loader's own link structs come from vk_layer.h. */
+static size_t node_size(VkStructureType type)
+{
+	switch ((int)type) {
+	case VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO: return sizeof(VkLayerInstanceCreateInfo);
+	case VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO: return sizeof(VkLayerDeviceCreateInfo);
+	default: return vd_struct_size(type);
+	}
+}
 
 const void *vd_chain_find(const void *chain, VkStructureType type)
 {
@@ -32,7 +44,7 @@ VkResult vd_chain_strip(const void *chain, vd_drop_fn drop, void *user, const vo
 	for (const VkBaseInStructure *s = chain; s != last_dropped; s = s->pNext) {
 		if (drop(s, user))
 			continue;
-		size_t size = vd_struct_size(s->sType);
+		size_t size = node_size(s->sType);
 		if (!size) {
 			vd_msg("cannot copy a pNext struct of type %d (not in vulkan_core.h)", (int)s->sType);
 			return VK_ERROR_INITIALIZATION_FAILED;
@@ -46,7 +58,7 @@ VkResult vd_chain_strip(const void *chain, vd_drop_fn drop, void *user, const vo
 	for (const VkBaseInStructure *s = chain; s != last_dropped; s = s->pNext) {
 		if (drop(s, user))
 			continue;
-		size_t size = vd_struct_size(s->sType);
+		size_t size = node_size(s->sType);
 		VkBaseInStructure *copy = (VkBaseInStructure *)at;
 		memcpy(copy, s, size);
 		copy->pNext = last_dropped->pNext;

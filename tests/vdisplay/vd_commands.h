@@ -21,6 +21,10 @@
 	IMPL(vkAcquireNextImageKHR)                                                                          \
 	IMPL(vkAcquireNextImage2KHR)                                                                         \
 	IMPL(vkQueuePresentKHR)                                                                              \
+	IMPL(vkWaitForPresentKHR)                                                                            \
+	IMPL(vkWaitForPresent2KHR)                                                                           \
+	IMPL(vkReleaseSwapchainImagesKHR)                                                                    \
+	IMPL(vkReleaseSwapchainImagesEXT)                                                                    \
 	IMPL(vkCreateImage)                                                                                  \
 	IMPL(vkBindImageMemory2)                                                                             \
 	IMPL(vkBindImageMemory2KHR)                                                                          \
@@ -39,10 +43,6 @@
 	HIDE(vkSetLocalDimmingAMD, VK_AMD_display_native_hdr)                                                \
 	HIDE(vkAcquireFullScreenExclusiveModeEXT, VK_EXT_full_screen_exclusive)                              \
 	HIDE(vkReleaseFullScreenExclusiveModeEXT, VK_EXT_full_screen_exclusive)                              \
-	HIDE(vkWaitForPresentKHR, VK_KHR_present_wait)                                                       \
-	HIDE(vkWaitForPresent2KHR, VK_KHR_present_wait2)                                                     \
-	HIDE(vkReleaseSwapchainImagesKHR, VK_KHR_swapchain_maintenance1)                                     \
-	HIDE(vkReleaseSwapchainImagesEXT, VK_EXT_swapchain_maintenance1)                                     \
 	HIDE(vkSetLatencySleepModeNV, VK_NV_low_latency2)                                                    \
 	HIDE(vkLatencySleepNV, VK_NV_low_latency2)                                                           \
 	HIDE(vkSetLatencyMarkerNV, VK_NV_low_latency2)                                                       \

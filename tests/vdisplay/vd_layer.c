@@ -200,40 +200,51 @@ static bool props_have(const VkExtensionProperties *props, uint32_t count, const
 	return false;
 }
 
+static VkResult write_extensions(const VkExtensionProperties *props, uint32_t n, uint32_t *count,
+                                 VkExtensionProperties *out)
+{
+	if (!out) {
+		*count = n;
+		return VK_SUCCESS;
+	}
+	if (*count > n)
+		*count = n;
+	memcpy(out, props, *count * sizeof(*out));
+	return *count < n ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalDevice physical,
                                                                      const char *layer, uint32_t *count,
                                                                      VkExtensionProperties *out)
 {
 	struct vd_instance *inst = vd_instance_of(physical);
-	VkExtensionProperties *props;
+	VkExtensionProperties *props, *all;
 	uint32_t n, kept = 0;
-	VkResult result = VK_SUCCESS;
+	VkResult result;
 
 	if (!inst)
 		return VK_ERROR_INITIALIZATION_FAILED;
-	if (layer && !strcmp(layer, VD_LAYER_NAME)) {
-		*count = 0; /* nothing of its own yet */
-		return VK_SUCCESS;
-	}
+	if (layer && !strcmp(layer, VD_LAYER_NAME))
+		return write_extensions(vd_own_extensions, vd_own_extension_count, count, out);
 	if (layer)
 		return inst->vk.EnumerateDeviceExtensionProperties(physical, layer, count, out);
 
+	/* The driver's, less the hidden ones, plus ours (see vd_features.c for why an explicit layer
+	 * adds to this list). */
 	props = driver_extensions(inst, physical, &n);
-	if (!props)
+	all = props ? calloc(n + vd_own_extension_count, sizeof(*all)) : NULL;
+	if (!all) {
+		free(props);
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
-	for (uint32_t i = 0; i < n; i++) {
-		if (is_hidden_extension(props[i].extensionName))
-			continue;
-		if (out) {
-			if (kept == *count) {
-				result = VK_INCOMPLETE;
-				break;
-			}
-			out[kept] = props[i];
-		}
-		kept++;
 	}
-	*count = kept;
+	for (uint32_t i = 0; i < n; i++)
+		if (!is_hidden_extension(props[i].extensionName) &&
+		    !vd_is_own_extension(props[i].extensionName))
+			all[kept++] = props[i];
+	for (uint32_t i = 0; i < vd_own_extension_count; i++)
+		all[kept++] = vd_own_extensions[i];
+	result = write_extensions(all, kept, count, out);
+	free(all);
 	free(props);
 	return result;
 }
@@ -292,6 +303,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *inf
 #define VD_LOAD(name) inst->vk.name = (PFN_vk##name)next_gipa(*out, "vk" #name);
 	VD_INSTANCE_FUNCTIONS(VD_LOAD)
 #undef VD_LOAD
+	if (!inst->vk.GetPhysicalDeviceFeatures2)
+		inst->vk.GetPhysicalDeviceFeatures2 =
+		        (PFN_vkGetPhysicalDeviceFeatures2)next_gipa(*out, "vkGetPhysicalDeviceFeatures2KHR");
 	if (!inst->vk.DestroyInstance || !inst->vk.CreateDevice ||
 	    !inst->vk.EnumerateDeviceExtensionProperties) {
 		result = VK_ERROR_INITIALIZATION_FAILED;
@@ -349,8 +363,10 @@ static const char **device_extensions_below(struct vd_instance *inst, VkPhysical
 		free(names);
 		return NULL;
 	}
+	/* Ours are the display's business: the driver never hears of them. */
 	for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
-		names[n++] = info->ppEnabledExtensionNames[i];
+		if (!vd_is_own_extension(info->ppEnabledExtensionNames[i]))
+			names[n++] = info->ppEnabledExtensionNames[i];
 	*display = has_name(names, n, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
 	for (size_t i = 0; i < VD_COUNT(required_extensions); i++) {
 		if (!props_have(props, n_props, required_extensions[i])) {
@@ -378,6 +394,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	VkLayerDeviceCreateInfo *link = find_device_link(info);
 	VkDeviceCreateInfo below;
 	const char **names = NULL;
+	void *features_storage = NULL;
 	struct vd_device *dev;
 	bool display = false;
 	VkResult result;
@@ -411,15 +428,20 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	}
 	below.ppEnabledExtensionNames = names;
 
+	/* Advanced before the chain is copied, so a copied link struct points where the original does. */
 	VkLayerDeviceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
-	result = next_create(physical, &below, allocator, out);
+	result = vd_strip_own_features(info->pNext, &below.pNext, &features_storage);
+	if (result == VK_SUCCESS)
+		result = next_create(physical, &below, allocator, out);
 	link->u.pLayerInfo = ours;
 	free(names);
+	free(features_storage);
 	if (result != VK_SUCCESS)
 		goto fail_free;
 
 	dev->handle = *out;
+	vd_note_enabled_extensions(dev, info);
 	dev->physical = physical;
 	dev->instance = inst;
 	if (allocator) {
@@ -537,6 +559,9 @@ static const struct hook device_carrier_hooks[] = {
          (PFN_vkVoidFunction)vd_GetDeviceImageSparseMemoryRequirements},
         {"vkGetDeviceImageSubresourceLayoutKHR", (PFN_vkVoidFunction)vd_GetDeviceImageSubresourceLayout},
 };
+static const struct hook device_swapchain_aliases[] = {
+        {"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vd_ReleaseSwapchainImagesKHR},
+};
 #undef VD_HOOK_ENTRY
 
 static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, const char *name)
@@ -560,7 +585,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, c
 		return NULL;
 	if ((hook = VD_FIND_HOOK(device_core_hooks, name)))
 		return hook;
-	if (dev->display && (hook = VD_FIND_HOOK(device_swapchain_hooks, name)))
+	if (dev->display && ((hook = VD_FIND_HOOK(device_swapchain_hooks, name)) ||
+	                     (hook = VD_FIND_HOOK(device_swapchain_aliases, name))))
 		return hook;
 	next = dev->vk.GetDeviceProcAddr(device, name);
 	/* Only where the driver has it: our hook calls the driver's. */
@@ -584,6 +610,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance insta
 		return (PFN_vkVoidFunction)vd_GetInstanceProcAddr;
 	if (in_list(hidden_commands, VD_COUNT(hidden_commands), name))
 		return NULL;
+	if (!strcmp(name, "vkGetPhysicalDeviceFeatures2KHR"))
+		return inst->vk.GetInstanceProcAddr(instance, name)
+		               ? (PFN_vkVoidFunction)vd_GetPhysicalDeviceFeatures2
+		               : NULL;
 	if ((hook = VD_FIND_HOOK(instance_hooks, name)) || (hook = VD_FIND_HOOK(device_core_hooks, name)))
 		return inst->vk.GetInstanceProcAddr(instance, name) ? hook : NULL;
 	/* Swapchain functions are handed out per device by vkGetDeviceProcAddr, which knows whether the

@@ -22,7 +22,10 @@
 	F(CreateDevice)                                                                                      \
 	F(EnumerateDeviceExtensionProperties)                                                                \
 	F(GetPhysicalDeviceMemoryProperties)                                                                 \
-	F(GetPhysicalDeviceProperties)
+	F(GetPhysicalDeviceProperties)                                                                       \
+	F(GetPhysicalDeviceFeatures2)                                                                        \
+	F(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
+	F(GetPhysicalDeviceSurfaceCapabilities2KHR)
 
 /* Device functions called on the driver. */
 #define VD_DEVICE_FUNCTIONS(F)                                                                               \
@@ -82,7 +85,10 @@ struct vd_device_dispatch {
 	H(GetInstanceProcAddr)                                                                               \
 	H(DestroyInstance)                                                                                   \
 	H(CreateDevice)                                                                                      \
-	H(EnumerateDeviceExtensionProperties)
+	H(EnumerateDeviceExtensionProperties)                                                                \
+	H(GetPhysicalDeviceFeatures2)                                                                        \
+	H(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
+	H(GetPhysicalDeviceSurfaceCapabilities2KHR)
 
 #define VD_DEVICE_CORE_HOOKS(H)                                                                              \
 	H(GetDeviceProcAddr)                                                                                 \
@@ -97,7 +103,10 @@ struct vd_device_dispatch {
 	H(GetSwapchainImagesKHR)                                                                             \
 	H(AcquireNextImageKHR)                                                                               \
 	H(AcquireNextImage2KHR)                                                                              \
-	H(QueuePresentKHR)
+	H(QueuePresentKHR)                                                                                   \
+	H(WaitForPresentKHR)                                                                                 \
+	H(WaitForPresent2KHR)                                                                                \
+	H(ReleaseSwapchainImagesKHR)
 
 /* Core commands whose pNext chains can carry our swapchain handles (vd_images.c); offered to
  * display devices where the driver has the command. Their KHR aliases map to the same hooks. */
@@ -152,6 +161,8 @@ struct vd_device {
 	struct vd_map swapchains; /* VkSwapchainKHR -> struct vd_swapchain */
 	VkPhysicalDeviceMemoryProperties memory;
 	float timestamp_period; /* ns per tick */
+	/* Extensions the display itself provides that the app enabled (vd_features.c). */
+	bool present_id, present_wait, present_id2, present_wait2, fifo_latest_ready, maintenance1;
 };
 
 extern struct vd_map vd_instances;
@@ -211,6 +222,31 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImageKHR(VkDevice device, VkSwapcha
 VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR *info,
                                                        uint32_t *index);
 VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresentKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t id,
+                                                    uint64_t timeout);
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresent2KHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                     const VkPresentWait2InfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL vd_ReleaseSwapchainImagesKHR(VkDevice device,
+                                                            const VkReleaseSwapchainImagesInfoKHR *info);
+
+/* vd_features.c: what the display advertises. */
+VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physical,
+                                                         VkPhysicalDeviceFeatures2 *features);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physical,
+                                                                          VkSurfaceKHR surface,
+                                                                          uint32_t *count,
+                                                                          VkPresentModeKHR *modes);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
+        VkPhysicalDevice physical, const VkPhysicalDeviceSurfaceInfo2KHR *info,
+        VkSurfaceCapabilities2KHR *caps);
+/* The device extensions the display adds to the driver's. */
+extern const VkExtensionProperties vd_own_extensions[];
+extern const uint32_t vd_own_extension_count;
+bool vd_is_own_extension(const char *name);
+/* Records which of ours the app enabled. */
+void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo *info);
+/* The driver's copy of the create info's pNext: without the feature structs of our extensions. */
+VkResult vd_strip_own_features(const void *chain, const void **out, void **storage);
 
 /* vd_images.c */
 VKAPI_ATTR VkResult VKAPI_CALL vd_CreateImage(VkDevice device, const VkImageCreateInfo *info,

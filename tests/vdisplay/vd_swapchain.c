@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "scanout.h"
+#include "vd_chain.h"
 #include "vd_layer.h"
 #include "vd_log.h"
 
@@ -47,10 +48,11 @@ struct vd_swapchain {
 	uint32_t next_acquire;    /* acquire looks for a free image from here, round robin */
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC; an image was released, a request queued, or quit */
+	pthread_cond_t cond; /* CLOCK_MONOTONIC; an image was released or shown, a request queued, or quit */
 	pthread_t thread;
 	bool quit, retired;
 	struct vd_engine engine;
+	uint64_t shown_present_id; /* the highest present id whose image reached the screen */
 };
 
 static uint32_t next_swapchain_id = 1; /* under the device map lock is not needed: atomic add */
@@ -102,6 +104,11 @@ static void on_event(void *user, const struct vd_event *ev)
 	switch (ev->kind) {
 	case VD_EV_SHOWN:
 		img->state = IMG_SHOWN;
+		/* Present wait: the id is reached when its image is on screen (first pixel out). */
+		if (ev->request.present_id > sc->shown_present_id) {
+			sc->shown_present_id = ev->request.present_id;
+			pthread_cond_broadcast(&sc->cond);
+		}
 		vd_log_event(sc->id, sc->engine.rate_mhz, "shown", ev);
 		break;
 	case VD_EV_REPLACED: vd_log_event(sc->id, sc->engine.rate_mhz, "replaced", ev); break;
@@ -627,7 +634,7 @@ static uint32_t queue_family(struct vd_device *dev, VkQueue queue)
 /* Queues one swapchain's part of a present. `waits` carries the app's semaphores for the first
  * swapchain presented; later ones are submitted behind it on the same queue. */
 static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t index, int64_t queued_ns,
-                            const VkSubmitInfo *waits)
+                            const VkSubmitInfo *waits, const struct vd_request *extra)
 {
 	struct vd_device *dev = sc->dev;
 	struct vd_image *img;
@@ -646,7 +653,9 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 
 	/* Queued before it is submitted, so the scan-out thread never misses a request that became
 	 * ready before the horizon it advances to. */
-	struct vd_request req = {.image = index, .mode = sc->mode, .queued_ns = queued_ns};
+	struct vd_request req = *extra;
+	req.image = index;
+	req.queued_ns = queued_ns;
 	pthread_mutex_lock(&sc->lock);
 	if (img->state != IMG_ACQUIRED || !(img->seq = vd_engine_queue(&sc->engine, &req))) {
 		pthread_mutex_unlock(&sc->lock);
@@ -674,6 +683,27 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	return r;
 }
 
+/* What the present's pNext chain says about swapchain i. */
+struct present_extras {
+	const VkPresentIdKHR *id;
+	const VkPresentId2KHR *id2;
+	const VkSwapchainPresentFenceInfoKHR *fences;
+	const VkSwapchainPresentModeInfoKHR *modes;
+};
+
+static void request_for(const struct present_extras *x, const struct vd_swapchain *sc, uint32_t i,
+                        struct vd_request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->mode = sc->mode;
+	if (x->modes && i < x->modes->swapchainCount)
+		req->mode = mode_of(x->modes->pPresentModes[i]);
+	if (x->id && x->id->pPresentIds && i < x->id->swapchainCount)
+		req->present_id = x->id->pPresentIds[i];
+	if (x->id2 && x->id2->pPresentIds && i < x->id2->swapchainCount)
+		req->present_id = x->id2->pPresentIds[i];
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
 {
 	struct vd_device *dev = vd_device_of(queue);
@@ -681,6 +711,12 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 	VkPipelineStageFlags stages_small[16], *stages = stages_small;
 	VkResult result = VK_SUCCESS;
 	bool waited = false;
+	struct present_extras x = {
+	        .id = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR),
+	        .id2 = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR),
+	        .fences = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_KHR),
+	        .modes = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR),
+	};
 
 	if (info->waitSemaphoreCount > 16) {
 		stages = malloc(info->waitSemaphoreCount * sizeof(*stages));
@@ -693,17 +729,24 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct vd_swapchain *sc = swapchain_of(dev, info->pSwapchains[i]);
 		VkSubmitInfo waits = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-		VkResult r;
+		struct vd_request req;
+		VkResult r = VK_ERROR_SURFACE_LOST_KHR;
 
 		if (!waited) {
 			waits.waitSemaphoreCount = info->waitSemaphoreCount;
 			waits.pWaitSemaphores = info->pWaitSemaphores;
 			waits.pWaitDstStageMask = stages;
 		}
-		r = sc ? present_one(queue, sc, info->pImageIndices[i], queued_ns, &waits)
-		       : VK_ERROR_SURFACE_LOST_KHR;
+		if (sc) {
+			request_for(&x, sc, i, &req);
+			r = present_one(queue, sc, info->pImageIndices[i], queued_ns, &waits, &req);
+		}
 		if (r == VK_SUCCESS)
 			waited = true;
+		/* swapchain_maintenance1 present fence: signalled once the present's wait on the
+		 * semaphores is done, i.e. after the submission above, by an empty submission behind it. */
+		if (r == VK_SUCCESS && x.fences && i < x.fences->swapchainCount && x.fences->pFences[i])
+			r = dev->vk.QueueSubmit(queue, 0, NULL, x.fences->pFences[i]);
 		if (info->pResults)
 			info->pResults[i] = r;
 		if (r != VK_SUCCESS && result == VK_SUCCESS)
@@ -712,4 +755,64 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 	if (stages != stages_small)
 		free(stages);
 	return result;
+}
+
+/* ---- present wait, release ---- */
+
+static VkResult wait_for_present(struct vd_device *dev, VkSwapchainKHR swapchain, uint64_t id,
+                                 uint64_t timeout)
+{
+	struct vd_swapchain *sc = swapchain_of(dev, swapchain);
+	int64_t deadline = timeout < (uint64_t)INT64_MAX / 2 ? vd_now_ns() + (int64_t)timeout : 0;
+	VkResult r = VK_SUCCESS;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	while (sc->shown_present_id < id) {
+		struct timespec ts;
+		if (sc->retired) {
+			r = VK_ERROR_OUT_OF_DATE_KHR;
+			break;
+		}
+		if (timeout == 0 || (deadline && vd_now_ns() >= deadline)) {
+			r = VK_TIMEOUT;
+			break;
+		}
+		abs_timespec(deadline ? deadline : vd_now_ns() + 1000000000, &ts);
+		pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresentKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t id,
+                                                    uint64_t timeout)
+{
+	return wait_for_present(vd_device_of(device), swapchain, id, timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresent2KHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                     const VkPresentWait2InfoKHR *info)
+{
+	return wait_for_present(vd_device_of(device), swapchain, info->presentId, info->timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_ReleaseSwapchainImagesKHR(VkDevice device,
+                                                            const VkReleaseSwapchainImagesInfoKHR *info)
+{
+	struct vd_swapchain *sc = swapchain_of(vd_device_of(device), info->swapchain);
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	for (uint32_t i = 0; i < info->imageIndexCount; i++) {
+		uint32_t index = info->pImageIndices[i];
+		/* "acquired but not yet presented" images go back to the presentation engine. */
+		if (index < sc->image_count && sc->images[index].state == IMG_ACQUIRED)
+			sc->images[index].state = IMG_FREE;
+	}
+	pthread_cond_broadcast(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
+	return VK_SUCCESS;
 }
