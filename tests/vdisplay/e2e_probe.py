@@ -23,6 +23,61 @@ def fail(msg):
     print("FAIL:", msg)
 
 
+STAGE_QUEUE_OPS_END, STAGE_DEQUEUED, STAGE_PIXEL_OUT, STAGE_PIXEL_VISIBLE = 1, 2, 4, 8
+
+
+def check_timing(out, rows):
+    m = re.search(r"probe: refreshDuration=(\d+) refreshInterval=(\d+) domain=(\d+)", out)
+    rate = rows[0]["rate_mhz"] if rows else 60000
+    period = 10**12 / rate
+    if not m or abs(int(m.group(1)) - period) > 1 or m.group(1) != m.group(2):
+        fail(f"swapchain timing properties wrong for {rate} mHz: {m and m.groups()}")
+    if m and m.group(3) != "1":  # VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR
+        fail("time domain is not CLOCK_MONOTONIC")
+    if "refused 1 of 5" not in out:
+        fail("the fifth present asking for stage times was not refused with QUEUE_FULL")
+    shown = {r["present_id"]: r for r in rows if r["event"] == "shown"}
+    stages = {}
+    for pid, stage, t in re.findall(r"probe: timing id=(\d+) stage=(\d+) time=(\d+) complete=1", out):
+        stages.setdefault(int(pid), {})[int(stage)] = int(t)
+    for pid, st in sorted(stages.items()):
+        r = shown.get(pid)
+        if not r:
+            fail(f"timing result for id {pid}, which the display never showed")
+            continue
+        want = {STAGE_QUEUE_OPS_END: r["ready_ns"], STAGE_DEQUEUED: r["time_ns"], STAGE_PIXEL_OUT: r["time_ns"],
+                STAGE_PIXEL_VISIBLE: r["time_ns"]}
+        if st != want:
+            fail(f"id {pid}: stage times {st}, truth log says {want}")
+    print(f"timing results for ids {sorted(stages)} match the truth log")
+    # Targets: the refresh each must latch on, from the spec's rules.
+    def start(k):
+        return k * 10**12 // rate
+    last = None
+    for pid, t, flags in re.findall(r"probe: target id=(\d+) time=(\d+) flags=(\d+)", out):
+        pid, t, flags = int(pid), int(t), int(flags)
+        r = shown.get(pid)
+        if not r:
+            fail(f"targeted present {pid} never shown")
+            continue
+        if flags & 1:  # relative to the previous first pixel
+            t = last["time_ns"] + t
+        k = (t * rate) // 10**12
+        while start(k) < t:
+            k += 1
+        if flags & 2:  # nearest: the vblank before, when the target is in the first half of its cycle
+            prev = k - 1 if start(k) != t else k
+            if 2 * (t - start(prev)) < period:
+                k = prev
+        if r["refresh"] != k:
+            fail(f"targeted present {pid} (flags {flags}) shown on refresh {r['refresh']}, spec says {k}")
+        else:
+            print(f"targeted present {pid} (flags {flags}) shown on refresh {k} as the spec says")
+        if not (flags & 1) and r["target_ns"] != t:
+            fail(f"truth log target {r['target_ns']} != {t}")
+        last = r
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--probe", required=True)
@@ -54,7 +109,7 @@ def main():
     vdlog.check_invariants(rows, fail)
     shown_at = {r["present_id"]: r["time_ns"] for r in rows if r["event"] == "shown"}
 
-    if args.scenario.startswith("present-wait"):
+    if args.scenario.startswith("present-wait"):  # noqa: SIM102
         waits = [(int(i), int(t)) for i, t in re.findall(r"probe: waited id=(\d+) at=(-?\d+)", out)]
         if not waits:
             fail("no present waits recorded")
@@ -90,6 +145,9 @@ def main():
                 by = shown_seq.get((r["swapchain"], r["by"]))
                 if not by or by["refresh"] != r["refresh"]:
                     fail(f"request {r['seq']} skipped at refresh {r['refresh']} but {r['by']} not shown then")
+
+    if args.scenario == "timing":
+        check_timing(out, rows)
 
     text = open(vlog).read() if os.path.exists(vlog) else ""
     if text.strip():

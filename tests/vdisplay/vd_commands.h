@@ -8,8 +8,7 @@
  *
  * IMPL(command)             hooked by the layer (vd_layer.h hook lists); KHR aliases listed too
  * HIDE(command, extension)  every extension that provides the command must be hidden
- * A command that only carries a handle through a pNext struct of a hidden extension (such as
- * vkGetCalibratedTimestampsKHR with VkSwapchainCalibratedTimestampInfoEXT) needs no entry.
+ * A command that only carries a handle through a pNext struct of a hidden extension needs no entry.
  */
 #ifndef VD_COMMANDS_H
 #define VD_COMMANDS_H
@@ -25,6 +24,12 @@
 	IMPL(vkWaitForPresent2KHR)                                                                           \
 	IMPL(vkReleaseSwapchainImagesKHR)                                                                    \
 	IMPL(vkReleaseSwapchainImagesEXT)                                                                    \
+	IMPL(vkSetSwapchainPresentTimingQueueSizeEXT)                                                        \
+	IMPL(vkGetSwapchainTimingPropertiesEXT)                                                              \
+	IMPL(vkGetSwapchainTimeDomainPropertiesEXT)                                                          \
+	IMPL(vkGetPastPresentationTimingEXT)                                                                 \
+	IMPL(vkGetCalibratedTimestampsKHR)                                                                   \
+	IMPL(vkGetCalibratedTimestampsEXT)                                                                   \
 	IMPL(vkCreateImage)                                                                                  \
 	IMPL(vkBindImageMemory2)                                                                             \
 	IMPL(vkBindImageMemory2KHR)                                                                          \
@@ -47,10 +52,6 @@
 	HIDE(vkLatencySleepNV, VK_NV_low_latency2)                                                           \
 	HIDE(vkSetLatencyMarkerNV, VK_NV_low_latency2)                                                       \
 	HIDE(vkGetLatencyTimingsNV, VK_NV_low_latency2)                                                      \
-	HIDE(vkSetSwapchainPresentTimingQueueSizeEXT, VK_EXT_present_timing)                                 \
-	HIDE(vkGetSwapchainTimingPropertiesEXT, VK_EXT_present_timing)                                       \
-	HIDE(vkGetSwapchainTimeDomainPropertiesEXT, VK_EXT_present_timing)                                   \
-	HIDE(vkGetPastPresentationTimingEXT, VK_EXT_present_timing)                                          \
 	HIDE(vkSetBufferCollectionImageConstraintsFUCHSIA, VK_FUCHSIA_buffer_collection)
 
 #endif

@@ -23,7 +23,17 @@ const VkExtensionProperties vd_own_extensions[] = {
          VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_SPEC_VERSION},
         {VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
          VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_SPEC_VERSION},
+        {VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME, VK_KHR_CALIBRATED_TIMESTAMPS_SPEC_VERSION},
+        {VK_EXT_PRESENT_TIMING_EXTENSION_NAME, VK_EXT_PRESENT_TIMING_SPEC_VERSION},
 };
+
+/* VK_EXT_present_timing requires VK_KHR_calibrated_timestamps, which is the driver's EXT under
+ * another name: both are offered only when the driver has the EXT. */
+bool vd_own_extension_needs_calibration(const char *name)
+{
+	return !strcmp(name, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) ||
+	       !strcmp(name, VK_EXT_PRESENT_TIMING_EXTENSION_NAME);
+}
 const uint32_t vd_own_extension_count = sizeof(vd_own_extensions) / sizeof(vd_own_extensions[0]);
 
 bool vd_is_own_extension(const char *name)
@@ -46,6 +56,8 @@ void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo 
 		                          !strcmp(n, VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME);
 		dev->maintenance1 |= !strcmp(n, VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME) ||
 		                     !strcmp(n, VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME);
+		dev->present_timing |= !strcmp(n, VK_EXT_PRESENT_TIMING_EXTENSION_NAME);
+		dev->calibrated_khr |= !strcmp(n, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
 	}
 }
 
@@ -57,7 +69,8 @@ static bool is_own_feature(const VkBaseInStructure *s, void *user)
 	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR:
 	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR:
 	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR:
-	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR: return true;
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR:
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: return true;
 	default: return false;
 	}
 }
@@ -91,6 +104,11 @@ VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physic
 			((VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR *)s)
 			        ->presentModeFifoLatestReady = VK_TRUE;
 			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: {
+			VkPhysicalDevicePresentTimingFeaturesEXT *f = (void *)s;
+			f->presentTiming = f->presentAtAbsoluteTime = f->presentAtRelativeTime = VK_TRUE;
+			break;
+		}
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR:
 			/* The display implements it, whatever the driver's WSI says. */
 			((VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR *)s)->swapchainMaintenance1 =
@@ -193,8 +211,68 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 		case VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR:
 			((VkSurfaceCapabilitiesPresentWait2KHR *)s)->presentWait2Supported = VK_TRUE;
 			break;
+		case VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT: {
+			VkPresentTimingSurfaceCapabilitiesEXT *c = (void *)s;
+			c->presentTimingSupported = VK_TRUE;
+			c->presentAtAbsoluteTimeSupported = VK_TRUE;
+			c->presentAtRelativeTimeSupported = VK_TRUE;
+			c->presentStageQueries = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
+			                         VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
+			                         VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |
+			                         VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT;
+			break;
+		}
 		default: break;
 		}
 	}
 	return VK_SUCCESS;
+}
+
+/* ---- VK_KHR_calibrated_timestamps, forwarded to the driver's VK_EXT_calibrated_timestamps ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR(VkPhysicalDevice physical,
+                                                                               uint32_t *count,
+                                                                               VkTimeDomainKHR *domains)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+
+	return inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, count, domains);
+}
+
+static bool is_swapchain_timestamp_info(const VkBaseInStructure *s, void *user)
+{
+	(void)user;
+	return s->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT;
+}
+
+/* Serves the KHR and EXT names. VkSwapchainCalibratedTimestampInfoEXT names one of our swapchains
+ * and is removed; the display offers no swapchain-local or stage-local time domain (its one domain
+ * is CLOCK_MONOTONIC), so such a domain, which an app may not ask for, is read as CLOCK_MONOTONIC. */
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetCalibratedTimestampsKHR(VkDevice device, uint32_t count,
+                                                             const VkCalibratedTimestampInfoKHR *infos,
+                                                             uint64_t *timestamps, uint64_t *max_deviation)
+{
+	struct vd_device *dev = vd_device_of(device);
+	VkCalibratedTimestampInfoKHR *copy = calloc(count ? count : 1, sizeof(*copy));
+	void **storage = calloc(count ? count : 1, sizeof(*storage));
+	VkResult r = VK_ERROR_OUT_OF_HOST_MEMORY;
+
+	if (!copy || !storage)
+		goto out;
+	for (uint32_t i = 0; i < count; i++) {
+		copy[i] = infos[i];
+		if (copy[i].timeDomain == VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT ||
+		    copy[i].timeDomain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT)
+			copy[i].timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+		if (vd_chain_strip(infos[i].pNext, is_swapchain_timestamp_info, NULL, &copy[i].pNext,
+		                   &storage[i]) != VK_SUCCESS)
+			goto out;
+	}
+	r = dev->vk.GetCalibratedTimestampsEXT(device, count, copy, timestamps, max_deviation);
+out:
+	for (uint32_t i = 0; storage && i < count; i++)
+		free(storage[i]);
+	free(storage);
+	free(copy);
+	return r;
 }

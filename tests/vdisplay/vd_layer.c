@@ -241,8 +241,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalD
 		if (!is_hidden_extension(props[i].extensionName) &&
 		    !vd_is_own_extension(props[i].extensionName))
 			all[kept++] = props[i];
+	bool calibration = props_have(props, n, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
 	for (uint32_t i = 0; i < vd_own_extension_count; i++)
-		all[kept++] = vd_own_extensions[i];
+		if (calibration || !vd_own_extension_needs_calibration(vd_own_extensions[i].extensionName))
+			all[kept++] = vd_own_extensions[i];
 	result = write_extensions(all, kept, count, out);
 	free(all);
 	free(props);
@@ -560,6 +562,8 @@ static const struct hook device_carrier_hooks[] = {
         {"vkGetDeviceImageSubresourceLayoutKHR", (PFN_vkVoidFunction)vd_GetDeviceImageSubresourceLayout},
 };
 static const struct hook device_swapchain_aliases[] = {
+        /* Same signature; the EXT name can carry VkSwapchainCalibratedTimestampInfoEXT too. */
+        {"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vd_GetCalibratedTimestampsKHR},
         {"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vd_ReleaseSwapchainImagesKHR},
 };
 #undef VD_HOOK_ENTRY
@@ -610,6 +614,10 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance insta
 		return (PFN_vkVoidFunction)vd_GetInstanceProcAddr;
 	if (in_list(hidden_commands, VD_COUNT(hidden_commands), name))
 		return NULL;
+	if (!strcmp(name, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"))
+		return inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT
+		               ? (PFN_vkVoidFunction)vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR
+		               : NULL;
 	if (!strcmp(name, "vkGetPhysicalDeviceFeatures2KHR"))
 		return inst->vk.GetInstanceProcAddr(instance, name)
 		               ? (PFN_vkVoidFunction)vd_GetPhysicalDeviceFeatures2

@@ -25,7 +25,8 @@
 	F(GetPhysicalDeviceProperties)                                                                       \
 	F(GetPhysicalDeviceFeatures2)                                                                        \
 	F(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
-	F(GetPhysicalDeviceSurfaceCapabilities2KHR)
+	F(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
+	F(GetPhysicalDeviceCalibrateableTimeDomainsEXT)
 
 /* Device functions called on the driver. */
 #define VD_DEVICE_FUNCTIONS(F)                                                                               \
@@ -88,7 +89,8 @@ struct vd_device_dispatch {
 	H(EnumerateDeviceExtensionProperties)                                                                \
 	H(GetPhysicalDeviceFeatures2)                                                                        \
 	H(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
-	H(GetPhysicalDeviceSurfaceCapabilities2KHR)
+	H(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
+	H(GetPhysicalDeviceCalibrateableTimeDomainsKHR)
 
 #define VD_DEVICE_CORE_HOOKS(H)                                                                              \
 	H(GetDeviceProcAddr)                                                                                 \
@@ -106,7 +108,12 @@ struct vd_device_dispatch {
 	H(QueuePresentKHR)                                                                                   \
 	H(WaitForPresentKHR)                                                                                 \
 	H(WaitForPresent2KHR)                                                                                \
-	H(ReleaseSwapchainImagesKHR)
+	H(ReleaseSwapchainImagesKHR)                                                                         \
+	H(SetSwapchainPresentTimingQueueSizeEXT)                                                             \
+	H(GetSwapchainTimingPropertiesEXT)                                                                   \
+	H(GetSwapchainTimeDomainPropertiesEXT)                                                               \
+	H(GetPastPresentationTimingEXT)                                                                      \
+	H(GetCalibratedTimestampsKHR)
 
 /* Core commands whose pNext chains can carry our swapchain handles (vd_images.c); offered to
  * display devices where the driver has the command. Their KHR aliases map to the same hooks. */
@@ -163,6 +170,7 @@ struct vd_device {
 	float timestamp_period; /* ns per tick */
 	/* Extensions the display itself provides that the app enabled (vd_features.c). */
 	bool present_id, present_wait, present_id2, present_wait2, fifo_latest_ready, maintenance1;
+	bool present_timing, calibrated_khr;
 };
 
 extern struct vd_map vd_instances;
@@ -228,6 +236,27 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresent2KHR(VkDevice device, VkSwapchai
                                                      const VkPresentWait2InfoKHR *info);
 VKAPI_ATTR VkResult VKAPI_CALL vd_ReleaseSwapchainImagesKHR(VkDevice device,
                                                             const VkReleaseSwapchainImagesInfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL vd_SetSwapchainPresentTimingQueueSizeEXT(VkDevice device,
+                                                                        VkSwapchainKHR swapchain,
+                                                                        uint32_t size);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                                                  VkSwapchainTimingPropertiesEXT *props,
+                                                                  uint64_t *counter);
+VKAPI_ATTR VkResult VKAPI_CALL
+vd_GetSwapchainTimeDomainPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                       VkSwapchainTimeDomainPropertiesEXT *props, uint64_t *counter);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
+                                                               const VkPastPresentationTimingInfoEXT *info,
+                                                               VkPastPresentationTimingPropertiesEXT *props);
+/* vd_features.c: VK_KHR_calibrated_timestamps on the driver's EXT. */
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetCalibratedTimestampsKHR(VkDevice device, uint32_t count,
+                                                             const VkCalibratedTimestampInfoKHR *infos,
+                                                             uint64_t *timestamps, uint64_t *max_deviation);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR(VkPhysicalDevice physical,
+                                                                               uint32_t *count,
+                                                                               VkTimeDomainKHR *domains);
+/* Whether one of our extensions needs the driver's VK_EXT_calibrated_timestamps. */
+bool vd_own_extension_needs_calibration(const char *name);
 
 /* vd_features.c: what the display advertises. */
 VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physical,

@@ -48,8 +48,12 @@ struct probe {
 	VkCommandBuffer cmds[MAX_IMAGES];
 	VkSemaphore acquired[MAX_IMAGES], rendered[MAX_IMAGES];
 	VkFence done[MAX_IMAGES];
+	VkFence image_fence[MAX_IMAGES]; /* the fence of the last submission of each image's commands */
 	uint32_t frame;
-	bool id2; /* present ids through VkPresentId2KHR (present_id2 / present_wait2) */
+	bool id2;    /* present ids through VkPresentId2KHR (present_id2 / present_wait2) */
+	bool timing; /* the swapchain is made with PRESENT_TIMING */
+	const VkPresentTimingInfoEXT *next_timing; /* chained into the next present */
+	VkResult last_present;
 	PFN_vkWaitForPresentKHR WaitForPresentKHR;
 	PFN_vkWaitForPresent2KHR WaitForPresent2KHR;
 	PFN_vkReleaseSwapchainImagesKHR ReleaseSwapchainImagesKHR;
@@ -81,8 +85,11 @@ static void create_device(struct probe *p)
 	CHECK_VK(vkCreateHeadlessSurfaceEXT(p->instance, &hs, NULL, &p->surface));
 
 	/* The display's features, asked the standard way. */
+	VkPhysicalDevicePresentTimingFeaturesEXT timing = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT};
 	VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR latest = {
-	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR};
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR,
+	        .pNext = &timing};
 	VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR m1 = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR,
 	        .pNext = &latest};
@@ -101,7 +108,8 @@ static void create_device(struct probe *p)
 	       id.presentId, wait.presentWait, id2.presentId2, wait2.presentWait2, m1.swapchainMaintenance1,
 	       latest.presentModeFifoLatestReady);
 	if (!id.presentId || !wait.presentWait || !id2.presentId2 || !wait2.presentWait2 ||
-	    !m1.swapchainMaintenance1 || !latest.presentModeFifoLatestReady) {
+	    !m1.swapchainMaintenance1 || !latest.presentModeFifoLatestReady || !timing.presentTiming ||
+	    !timing.presentAtAbsoluteTime || !timing.presentAtRelativeTime) {
 		fprintf(stderr, "probe: a display feature is missing\n");
 		exit(1);
 	}
@@ -114,6 +122,8 @@ static void create_device(struct probe *p)
 	        VK_KHR_PRESENT_WAIT_2_EXTENSION_NAME,
 	        VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME,
 	        VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
+	        VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
+	        VK_EXT_PRESENT_TIMING_EXTENSION_NAME,
 	};
 	float priority = 1.0f;
 	VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -190,6 +200,8 @@ static void create_swapchain(struct probe *p, VkPresentModeKHR mode, uint32_t im
 	if (p->id2)
 		ci.flags |=
 		        VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR | VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR;
+	if (p->timing)
+		ci.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
 	CHECK_VK(vkCreateSwapchainKHR(p->device, &ci, NULL, &p->swapchain));
 	p->image_count = MAX_IMAGES;
 	CHECK_VK(vkGetSwapchainImagesKHR(p->device, p->swapchain, &p->image_count, p->images));
@@ -239,6 +251,10 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 	CHECK_VK(vkResetFences(p->device, 1, &p->done[slot]));
 	CHECK_VK(vkAcquireNextImageKHR(p->device, p->swapchain, UINT64_MAX, p->acquired[slot], VK_NULL_HANDLE,
 	                               &index));
+	/* The image's command buffer may still be pending from the frame that last used it. */
+	if (p->image_fence[index])
+		CHECK_VK(vkWaitForFences(p->device, 1, &p->image_fence[index], VK_TRUE, UINT64_MAX));
+	p->image_fence[index] = p->done[slot];
 	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
 	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 	                   .waitSemaphoreCount = 1,
@@ -269,6 +285,12 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 		pf.pNext = chain;
 		chain = &pf;
 	}
+	VkPresentTimingsInfoEXT pt = {.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
+	                              .pNext = chain,
+	                              .swapchainCount = 1,
+	                              .pTimingInfos = p->next_timing};
+	if (p->next_timing)
+		chain = &pt;
 	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
 	                       .pNext = chain,
 	                       .waitSemaphoreCount = 1,
@@ -277,7 +299,19 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 	                       .pSwapchains = &p->swapchain,
 	                       .pImageIndices = &index};
 	printf("probe: present id=%" PRIu64 " at=%" PRId64 "\n", id, now_ns());
-	CHECK_VK(vkQueuePresentKHR(p->queue, &pi));
+	p->last_present = vkQueuePresentKHR(p->queue, &pi);
+	if (p->last_present == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) {
+		/* Refused; the image is still ours: present it again without stage queries. The
+		 * semaphore waits of the refused present did execute, so this one waits on nothing. */
+		printf("probe: present id=%" PRIu64 " refused: timing queue full\n", id);
+		VkPresentTimingInfoEXT none = *p->next_timing;
+		none.presentStageQueries = 0;
+		pt.pTimingInfos = &none;
+		pi.waitSemaphoreCount = 0;
+		CHECK_VK(vkQueuePresentKHR(p->queue, &pi));
+	} else {
+		CHECK_VK(p->last_present);
+	}
 	return index;
 }
 
@@ -402,6 +436,139 @@ static int scenario_acquire(struct probe *p)
 	return bad;
 }
 
+static void wait_idle_display(struct probe *p, uint64_t id)
+{
+	VkPresentWait2InfoKHR wi = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR, .presentId = id, .timeout = 1000000000};
+	CHECK_VK(p->WaitForPresent2KHR(p->device, p->swapchain, &wi));
+}
+
+/* VK_EXT_present_timing: properties, the results queue (QUEUE_FULL, stage times) and target times. */
+static int scenario_timing(struct probe *p)
+{
+	PFN_vkGetSwapchainTimingPropertiesEXT GetTiming =
+	        (PFN_vkGetSwapchainTimingPropertiesEXT)vkGetDeviceProcAddr(
+	                p->device, "vkGetSwapchainTimingPropertiesEXT");
+	PFN_vkGetSwapchainTimeDomainPropertiesEXT GetDomains =
+	        (PFN_vkGetSwapchainTimeDomainPropertiesEXT)vkGetDeviceProcAddr(
+	                p->device, "vkGetSwapchainTimeDomainPropertiesEXT");
+	PFN_vkSetSwapchainPresentTimingQueueSizeEXT SetQueueSize =
+	        (PFN_vkSetSwapchainPresentTimingQueueSizeEXT)vkGetDeviceProcAddr(
+	                p->device, "vkSetSwapchainPresentTimingQueueSizeEXT");
+	PFN_vkGetPastPresentationTimingEXT GetPast = (PFN_vkGetPastPresentationTimingEXT)vkGetDeviceProcAddr(
+	        p->device, "vkGetPastPresentationTimingEXT");
+	if (!GetTiming || !GetDomains || !SetQueueSize || !GetPast) {
+		fprintf(stderr, "probe: present timing functions missing\n");
+		return 1;
+	}
+	p->id2 = p->timing = true;
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 4);
+
+	VkSwapchainTimingPropertiesEXT tp = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
+	uint64_t counter = 0;
+	CHECK_VK(GetTiming(p->device, p->swapchain, &tp, &counter));
+	VkTimeDomainKHR domain;
+	uint64_t domain_id;
+	VkSwapchainTimeDomainPropertiesEXT dp = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT};
+	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
+	dp.timeDomainCount = 1;
+	dp.pTimeDomains = &domain;
+	dp.pTimeDomainIds = &domain_id;
+	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
+	printf("probe: refreshDuration=%" PRIu64 " refreshInterval=%" PRIu64 " domain=%d id=%" PRIu64 "\n",
+	       tp.refreshDuration, tp.refreshInterval, domain, domain_id);
+	const uint64_t period = tp.refreshDuration;
+
+	/* Four slots; the fifth present asking for stage times is refused. */
+	CHECK_VK(SetQueueSize(p->device, p->swapchain, 4));
+	VkPresentTimingInfoEXT ti = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
+	        .timeDomainId = domain_id,
+	        .presentStageQueries = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
+	                               VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
+	                               VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |
+	                               VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT,
+	        .targetTimeDomainPresentStage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT};
+	p->next_timing = &ti;
+	int refused = 0;
+	for (uint64_t id = 1; id <= 5; id++) {
+		frame(p, id, NULL, VK_NULL_HANDLE);
+		refused += p->last_present == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
+	}
+	printf("probe: refused %d of 5 (queue of 4)\n", refused);
+	wait_idle_display(p, 5);
+
+	VkPresentStageTimeEXT stages[4][4];
+	VkPastPresentationTimingEXT past[4];
+	uint32_t got = 0;
+	for (int attempt = 0; attempt < 50 && got < 4; attempt++) {
+		for (uint32_t i = 0; i < 4; i++)
+			past[i] = (VkPastPresentationTimingEXT){
+			        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_EXT,
+			        .presentStageCount = 4,
+			        .pPresentStages = stages[i]};
+		VkPastPresentationTimingInfoEXT pi = {
+		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
+		        .swapchain = p->swapchain};
+		VkPastPresentationTimingPropertiesEXT pp = {
+		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
+		        .presentationTimingCount = 4 - got,
+		        .pPresentationTimings = past};
+		VkResult r = GetPast(p->device, &pi, &pp);
+		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+			CHECK_VK(r);
+		for (uint32_t i = 0; i < pp.presentationTimingCount; i++) {
+			for (uint32_t s = 0; s < past[i].presentStageCount; s++)
+				printf("probe: timing id=%" PRIu64 " stage=%u time=%" PRIu64 " complete=%u\n",
+				       past[i].presentId, past[i].pPresentStages[s].stage,
+				       past[i].pPresentStages[s].time, past[i].reportComplete);
+			got += past[i].reportComplete;
+		}
+		if (got < 4)
+			nanosleep(&(struct timespec){0, 20000000}, NULL);
+	}
+	printf("probe: %u timing results\n", got);
+
+	/* Target times, each present alone on an idle display (one frame of the previous on screen).
+	 * The display's grid is read back from the last first-pixel time; refreshDuration is rounded to
+	 * the ns, so targets on the grid use NEAREST or a margin, as a real app's would. */
+	uint64_t last_pixel = 0;
+	for (uint32_t s = 0; s < 4 && got; s++)
+		if (stages[got - 1][s].stage == VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT)
+			last_pixel = stages[got - 1][s].time;
+	struct {
+		uint64_t id;
+		VkPresentTimingInfoFlagsEXT flags;
+		int64_t refreshes_ahead; /* from the next vblank after now */
+		int64_t offset;          /* from that vblank, in 1/10 of a period */
+	} targets[] = {
+	        {100, VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT, 3, 0},
+	        {101, VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT, 3, 0},
+	        {102, 0, 3, 3},
+	        {103, VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT, 3, 3},
+	        {104, VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT, 3, 7},
+	};
+	ti.presentStageQueries = 0;
+	for (uint32_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
+		uint64_t now = (uint64_t)now_ns();
+		uint64_t next = last_pixel + ((now - last_pixel) / period + 1) * period;
+		ti.flags = targets[k].flags;
+		if (ti.flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT)
+			ti.targetTime = targets[k].refreshes_ahead * period - period / 10;
+		else
+			ti.targetTime =
+			        next + targets[k].refreshes_ahead * period + targets[k].offset * period / 10;
+		printf("probe: target id=%" PRIu64 " time=%" PRIu64 " flags=%u\n", targets[k].id,
+		       ti.targetTime, ti.flags);
+		frame(p, targets[k].id, NULL, VK_NULL_HANDLE);
+		wait_idle_display(p, targets[k].id);
+	}
+	p->next_timing = NULL;
+	destroy(p);
+	return refused == 1 && got == 4 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe p = {0};
@@ -418,6 +585,8 @@ int main(int argc, char **argv)
 		return scenario_modes(&p, frames);
 	if (!strcmp(scenario, "acquire"))
 		return scenario_acquire(&p);
+	if (!strcmp(scenario, "timing"))
+		return scenario_timing(&p);
 	fprintf(stderr, "probe: unknown scenario %s\n", scenario);
 	return 2;
 }

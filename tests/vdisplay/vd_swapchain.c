@@ -20,6 +20,7 @@
 #include "vd_chain.h"
 #include "vd_layer.h"
 #include "vd_log.h"
+#include "vd_timing.h"
 
 #define VD_MAX_IMAGES 16
 
@@ -52,7 +53,8 @@ struct vd_swapchain {
 	pthread_t thread;
 	bool quit, retired;
 	struct vd_engine engine;
-	uint64_t shown_present_id; /* the highest present id whose image reached the screen */
+	uint64_t shown_present_id;     /* the highest present id whose image reached the screen */
+	struct vd_timing_queue timing; /* VK_EXT_present_timing results */
 };
 
 static uint32_t next_swapchain_id = 1; /* under the device map lock is not needed: atomic add */
@@ -101,6 +103,7 @@ static void on_event(void *user, const struct vd_event *ev)
 	struct vd_swapchain *sc = user;
 	struct vd_image *img = &sc->images[ev->request.image];
 
+	vd_timing_event(&sc->timing, ev);
 	switch (ev->kind) {
 	case VD_EV_SHOWN:
 		img->state = IMG_SHOWN;
@@ -324,6 +327,7 @@ static void destroy_swapchain(struct vd_swapchain *sc)
 		dev->vk.DestroyCommandPool(dev->handle, sc->pool, alloc);
 	if (sc->queries)
 		dev->vk.DestroyQueryPool(dev->handle, sc->queries, alloc);
+	vd_timing_fini(&sc->timing);
 	pthread_cond_destroy(&sc->cond);
 	pthread_mutex_destroy(&sc->lock);
 	vd_free(alloc, sc);
@@ -634,7 +638,8 @@ static uint32_t queue_family(struct vd_device *dev, VkQueue queue)
 /* Queues one swapchain's part of a present. `waits` carries the app's semaphores for the first
  * swapchain presented; later ones are submitted behind it on the same queue. */
 static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t index, int64_t queued_ns,
-                            const VkSubmitInfo *waits, const struct vd_request *extra)
+                            const VkSubmitInfo *waits, const struct vd_request *extra,
+                            const VkPresentTimingInfoEXT *timing)
 {
 	struct vd_device *dev = sc->dev;
 	struct vd_image *img;
@@ -664,6 +669,9 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	}
 	img->state = IMG_QUEUED;
 	img->submitted = false;
+	if (timing && timing->presentStageQueries)
+		vd_timing_add(&sc->timing, img->seq, req.present_id, timing->targetTime,
+		              timing->presentStageQueries);
 	pthread_mutex_unlock(&sc->lock);
 
 	VkSubmitInfo si = *waits;
@@ -683,13 +691,29 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	return r;
 }
 
+static bool timing_queue_full(struct vd_swapchain *sc)
+{
+	pthread_mutex_lock(&sc->lock);
+	bool full = vd_timing_full(&sc->timing);
+	pthread_mutex_unlock(&sc->lock);
+	return full;
+}
+
 /* What the present's pNext chain says about swapchain i. */
 struct present_extras {
 	const VkPresentIdKHR *id;
 	const VkPresentId2KHR *id2;
 	const VkSwapchainPresentFenceInfoKHR *fences;
 	const VkSwapchainPresentModeInfoKHR *modes;
+	const VkPresentTimingsInfoEXT *timings;
 };
+
+static const VkPresentTimingInfoEXT *timing_for(const struct present_extras *x, uint32_t i)
+{
+	return x->timings && x->timings->pTimingInfos && i < x->timings->swapchainCount
+	               ? &x->timings->pTimingInfos[i]
+	               : NULL;
+}
 
 static void request_for(const struct present_extras *x, const struct vd_swapchain *sc, uint32_t i,
                         struct vd_request *req)
@@ -702,6 +726,16 @@ static void request_for(const struct present_extras *x, const struct vd_swapchai
 		req->present_id = x->id->pPresentIds[i];
 	if (x->id2 && x->id2->pPresentIds && i < x->id2->swapchainCount)
 		req->present_id = x->id2->pPresentIds[i];
+	const VkPresentTimingInfoEXT *t = timing_for(x, i);
+	if (t && t->targetTime) {
+		/* The display has one time domain (CLOCK_MONOTONIC), and every display stage of a
+		 * vblank latch happens at the vblank, so the target's stage changes nothing. */
+		req->target_kind = (t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT)
+		                           ? VD_TARGET_RELATIVE
+		                           : VD_TARGET_ABSOLUTE;
+		req->target_ns = t->targetTime > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t->targetTime;
+		req->nearest = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
+	}
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
@@ -716,6 +750,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 	        .id2 = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR),
 	        .fences = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_KHR),
 	        .modes = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR),
+	        .timings = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT),
 	};
 
 	if (info->waitSemaphoreCount > 16) {
@@ -737,9 +772,23 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 			waits.pWaitSemaphores = info->pWaitSemaphores;
 			waits.pWaitDstStageMask = stages;
 		}
+		const VkPresentTimingInfoEXT *timing = timing_for(&x, i);
+		if (sc && timing && timing->presentStageQueries && timing_queue_full(sc)) {
+			/* The request is refused, but as for the other errors the spec lists for a
+			 * rejected present, its semaphore waits still execute. */
+			r = waited ? VK_SUCCESS : dev->vk.QueueSubmit(queue, 1, &waits, VK_NULL_HANDLE);
+			if (r == VK_SUCCESS)
+				waited = true;
+			r = r == VK_SUCCESS ? VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT : r;
+			if (info->pResults)
+				info->pResults[i] = r;
+			if (result == VK_SUCCESS)
+				result = r;
+			continue;
+		}
 		if (sc) {
 			request_for(&x, sc, i, &req);
-			r = present_one(queue, sc, info->pImageIndices[i], queued_ns, &waits, &req);
+			r = present_one(queue, sc, info->pImageIndices[i], queued_ns, &waits, &req, timing);
 		}
 		if (r == VK_SUCCESS)
 			waited = true;
@@ -815,4 +864,80 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_ReleaseSwapchainImagesKHR(VkDevice device,
 	pthread_cond_broadcast(&sc->cond);
 	pthread_mutex_unlock(&sc->lock);
 	return VK_SUCCESS;
+}
+
+/* ---- VK_EXT_present_timing ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_SetSwapchainPresentTimingQueueSizeEXT(VkDevice device,
+                                                                        VkSwapchainKHR swapchain,
+                                                                        uint32_t size)
+{
+	struct vd_swapchain *sc = swapchain_of(vd_device_of(device), swapchain);
+	VkResult r;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	r = vd_timing_resize(&sc->timing, size);
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                                                  VkSwapchainTimingPropertiesEXT *props,
+                                                                  uint64_t *counter)
+{
+	struct vd_swapchain *sc = swapchain_of(vd_device_of(device), swapchain);
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	/* A fixed-rate display: one refresh per refreshDuration, and the interval between vblanks is
+	 * that same duration (a VRR display would report UINT64_MAX; not modelled). Fractional rates
+	 * round to the nearest ns; the grid itself is exact. */
+	props->refreshDuration =
+	        (uint64_t)((1000000000000ll + sc->engine.rate_mhz / 2) / sc->engine.rate_mhz);
+	props->refreshInterval = props->refreshDuration;
+	if (counter)
+		*counter = 1;
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+vd_GetSwapchainTimeDomainPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                       VkSwapchainTimeDomainPropertiesEXT *props, uint64_t *counter)
+{
+	struct vd_swapchain *sc = swapchain_of(vd_device_of(device), swapchain);
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	if (counter)
+		*counter = 1;
+	/* One domain, CLOCK_MONOTONIC, id 0: every time the display reports or accepts. */
+	if (!props->pTimeDomains && !props->pTimeDomainIds) {
+		props->timeDomainCount = 1;
+		return VK_SUCCESS;
+	}
+	if (props->timeDomainCount < 1)
+		return VK_INCOMPLETE;
+	props->timeDomainCount = 1;
+	if (props->pTimeDomains)
+		props->pTimeDomains[0] = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+	if (props->pTimeDomainIds)
+		props->pTimeDomainIds[0] = 0;
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
+                                                               const VkPastPresentationTimingInfoEXT *info,
+                                                               VkPastPresentationTimingPropertiesEXT *props)
+{
+	struct vd_swapchain *sc = swapchain_of(vd_device_of(device), info->swapchain);
+	VkResult r;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	r = vd_timing_collect(&sc->timing, info->flags, props);
+	pthread_mutex_unlock(&sc->lock);
+	return r;
 }
