@@ -85,6 +85,7 @@ def main():
     ap.add_argument("--scenario", required=True)
     ap.add_argument("--frames", default="60")
     ap.add_argument("--hz", default="60")
+    ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="vdprobe-")
@@ -93,7 +94,8 @@ def main():
     env = dict(os.environ)
     env.update({
         "VK_ADD_LAYER_PATH": args.manifest_dir,
-        "VK_INSTANCE_LAYERS": "VK_LAYER_KHRONOS_validation:VK_LAYER_LOWLAT_vdisplay",
+        "VK_INSTANCE_LAYERS": ("" if args.no_validation else "VK_LAYER_KHRONOS_validation:")
+        + "VK_LAYER_LOWLAT_vdisplay",
         "VK_KHRONOS_VALIDATION_DEBUG_ACTION": "VK_DBG_LAYER_ACTION_LOG_MSG",
         "VK_KHRONOS_VALIDATION_LOG_FILENAME": vlog,
         "LOWLAT_VDISPLAY_LOG": log,
@@ -105,6 +107,8 @@ def main():
     print("\n".join(l for l in out.splitlines() if "present id=" not in l and "waited id=" not in l)[-3000:])
     if p.returncode != 0:
         fail(f"vd_probe {args.scenario} exited with {p.returncode}")
+    if "ThreadSanitizer" in out:
+        fail("ThreadSanitizer reported:\n" + out[out.index("ThreadSanitizer") - 200:][:4000])
     rows = vdlog.read(log) if os.path.exists(log) else []
     vdlog.check_invariants(rows, fail)
     shown_at = {r["present_id"]: r["time_ns"] for r in rows if r["event"] == "shown"}
@@ -148,6 +152,10 @@ def main():
 
     if args.scenario == "timing":
         check_timing(out, rows)
+    if args.scenario == "concurrent":
+        shown = [r for r in rows if r["event"] == "shown"]
+        if len(shown) < int(args.frames) - 3 or any(r["event"] in ("replaced", "skipped") for r in rows):
+            fail(f"FIFO showed {len(shown)} of {args.frames} presents")
 
     text = open(vlog).read() if os.path.exists(vlog) else ""
     if text.strip():

@@ -10,6 +10,7 @@
  * non-zero when a Vulkan call fails or a check that needs no log fails.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +51,9 @@ struct probe {
 	VkFence done[MAX_IMAGES];
 	VkFence image_fence[MAX_IMAGES]; /* the fence of the last submission of each image's commands */
 	uint32_t frame;
-	bool id2;    /* present ids through VkPresentId2KHR (present_id2 / present_wait2) */
-	bool timing; /* the swapchain is made with PRESENT_TIMING */
+	pthread_mutex_t *queue_lock; /* when another thread submits too: the app's queue lock */
+	bool id2;                    /* present ids through VkPresentId2KHR (present_id2 / present_wait2) */
+	bool timing;                 /* the swapchain is made with PRESENT_TIMING */
 	const VkPresentTimingInfoEXT *next_timing; /* chained into the next present */
 	VkResult last_present;
 	PFN_vkWaitForPresentKHR WaitForPresentKHR;
@@ -264,7 +266,11 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 	                   .pCommandBuffers = &p->cmds[index],
 	                   .signalSemaphoreCount = 1,
 	                   .pSignalSemaphores = &p->rendered[slot]};
+	if (p->queue_lock)
+		pthread_mutex_lock(p->queue_lock);
 	CHECK_VK(vkQueueSubmit(p->queue, 1, &si, p->done[slot]));
+	if (p->queue_lock)
+		pthread_mutex_unlock(p->queue_lock);
 
 	VkPresentIdKHR pid = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .swapchainCount = 1, .pPresentIds = &id};
@@ -299,7 +305,11 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 	                       .pSwapchains = &p->swapchain,
 	                       .pImageIndices = &index};
 	printf("probe: present id=%" PRIu64 " at=%" PRId64 "\n", id, now_ns());
+	if (p->queue_lock)
+		pthread_mutex_lock(p->queue_lock);
 	p->last_present = vkQueuePresentKHR(p->queue, &pi);
+	if (p->queue_lock)
+		pthread_mutex_unlock(p->queue_lock);
 	if (p->last_present == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) {
 		/* Refused; the image is still ours: present it again without stage queries. The
 		 * semaphore waits of the refused present did execute, so this one waits on nothing. */
@@ -569,6 +579,55 @@ static int scenario_timing(struct probe *p)
 	return refused == 1 && got == 4 ? 0 : 1;
 }
 
+/* Another thread of the app submits to the same queue (under the app's queue lock, as Vulkan
+ * requires) while the main thread acquires and presents: acquire never touches the queue, the
+ * display's scan-out thread runs alongside. Built with -fsanitize=thread for the TSan test. */
+struct submitter {
+	struct probe *p;
+	pthread_mutex_t lock;
+	volatile int stop;
+	int submits;
+};
+
+static void *submit_main(void *arg)
+{
+	struct submitter *s = arg;
+	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	VkFence fence;
+
+	CHECK_VK(vkCreateFence(s->p->device, &fci, NULL, &fence));
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&s->lock);
+		CHECK_VK(vkQueueSubmit(s->p->queue, 0, NULL, fence));
+		pthread_mutex_unlock(&s->lock);
+		CHECK_VK(vkWaitForFences(s->p->device, 1, &fence, VK_TRUE, UINT64_MAX));
+		CHECK_VK(vkResetFences(s->p->device, 1, &fence));
+		s->submits++;
+	}
+	vkDestroyFence(s->p->device, fence, NULL);
+	return NULL;
+}
+
+static int scenario_concurrent(struct probe *p, int frames)
+{
+	struct submitter s = {.p = p, .lock = PTHREAD_MUTEX_INITIALIZER};
+	pthread_t thread;
+
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
+	p->queue_lock = &s.lock;
+	if (pthread_create(&thread, NULL, submit_main, &s))
+		return 1;
+	for (int i = 1; i <= frames; i++)
+		frame(p, i, NULL, VK_NULL_HANDLE);
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+	printf("probe: %d frames presented while another thread made %d submissions\n", frames, s.submits);
+	pthread_mutex_lock(&s.lock);
+	destroy(p);
+	pthread_mutex_unlock(&s.lock);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe p = {0};
@@ -585,6 +644,8 @@ int main(int argc, char **argv)
 		return scenario_modes(&p, frames);
 	if (!strcmp(scenario, "acquire"))
 		return scenario_acquire(&p);
+	if (!strcmp(scenario, "concurrent"))
+		return scenario_concurrent(&p, frames);
 	if (!strcmp(scenario, "timing"))
 		return scenario_timing(&p);
 	fprintf(stderr, "probe: unknown scenario %s\n", scenario);
