@@ -30,6 +30,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest-dir", required=True)
     ap.add_argument("--hz", default="60")
+    ap.add_argument("--vrr-min", help="make the display VRR between this rate and --hz")
     ap.add_argument("--mode", choices=MODES, default="fifo")
     ap.add_argument("--frames", type=int, default=240)
     ap.add_argument("--expect-rate", type=float, help="new images per second the display must show")
@@ -57,6 +58,8 @@ def main():
         "LOWLAT_VDISPLAY_LOG": log,
         "LOWLAT_VDISPLAY_HZ": args.hz,
     })
+    if args.vrr_min:
+        env["LOWLAT_VDISPLAY_VRR_MIN_HZ"] = args.vrr_min
     cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames), "--present_mode", str(MODES[args.mode])]
     print("running:", " ".join(cmd), "hz", args.hz)
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
@@ -85,7 +88,12 @@ def main():
     if args.mode in ("fifo", "fifo_relaxed"):
         if events.get("replaced", 0) or events.get("skipped", 0):
             fail("FIFO dropped a request")
-    if args.mode == "fifo":
+    if args.mode == "fifo" and args.vrr_min:
+        vrr = [r for r in rows if r["vrr_min_mhz"]]
+        if not vrr:
+            fail("the display did not run variable-rate")
+        print(f"VRR: {events.get('repeat', 0)} refreshes repeated an image (nothing ready within 1/{args.vrr_min} s)")
+    elif args.mode == "fifo":
         # FIFO never lets a refresh pass while the head of the queue was ready: a refresh without a
         # new image is only allowed when the next request became ready after the vblank before it.
         shown = [r for r in rows if r["event"] == "shown"]

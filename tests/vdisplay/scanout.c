@@ -46,15 +46,53 @@ int64_t vd_refresh_at(int64_t rate_mhz, int64_t t_ns)
 	return k;
 }
 
+static int64_t period_of(int64_t rate_mhz)
+{
+	return vd_refresh_start_ns(rate_mhz, 1);
+}
+
 int64_t vd_engine_period_ns(const struct vd_engine *e)
 {
+	if (e->vrr_min_mhz)
+		return period_of(e->rate_mhz);
 	return vd_refresh_start_ns(e->rate_mhz, e->next_refresh) -
 	       vd_refresh_start_ns(e->rate_mhz, e->next_refresh - 1);
 }
 
+static int64_t target_of(const struct vd_engine *e, const struct vd_request *r);
+
 int64_t vd_engine_next_vblank_ns(const struct vd_engine *e)
 {
-	return vd_refresh_start_ns(e->rate_mhz, e->next_refresh);
+	int64_t earliest, latest, t;
+
+	if (!e->vrr_min_mhz)
+		return vd_refresh_start_ns(e->rate_mhz, e->next_refresh);
+	earliest = e->last_vblank_ns + period_of(e->rate_mhz);
+	latest = e->last_vblank_ns + period_of(e->vrr_min_mhz);
+	if (!e->count || e->queue[0].ready_ns == VD_TIME_UNKNOWN || e->queue[0].mode == VD_MODE_IMMEDIATE)
+		return latest;
+	/* The display waits for the head of the queue, within its range. */
+	t = e->queue[0].ready_ns;
+	if (target_of(e, &e->queue[0]) > t)
+		t = target_of(e, &e->queue[0]);
+	return t < earliest ? earliest : t > latest ? latest : t;
+}
+
+/* When the refresh scanning out at time t started. */
+static int64_t vblank_before(const struct vd_engine *e, int64_t t)
+{
+	if (e->vrr_min_mhz)
+		return e->last_vblank_ns;
+	return vd_refresh_start_ns(e->rate_mhz, vd_refresh_at(e->rate_mhz, t));
+}
+
+void vd_engine_set_vrr(struct vd_engine *e, int64_t min_mhz)
+{
+	e->vrr_min_mhz = min_mhz;
+	/* The display counts refreshes from here; the first one may start a shortest period after
+	 * the start. */
+	e->last_vblank_ns = e->cursor_ns;
+	e->next_refresh = 1;
 }
 
 void vd_engine_init(struct vd_engine *e, int64_t rate_mhz, int64_t start_ns, vd_event_fn emit, void *user)
@@ -222,7 +260,7 @@ static int64_t next_action_ns(const struct vd_engine *e)
 	case VD_MODE_FIFO_RELAXED:
 		/* Late: no update since the last vblank before the ready time. */
 		t = max64(max64(h->ready_ns, target_of(e, h)), e->cursor_ns);
-		if (e->last_update_ns < vd_refresh_start_ns(e->rate_mhz, vd_refresh_at(e->rate_mhz, t)))
+		if (e->last_update_ns < vblank_before(e, t))
 			return t;
 		return INT64_MAX;
 	case VD_MODE_MAILBOX:
@@ -281,6 +319,7 @@ static void vblank(struct vd_engine *e, int64_t v)
 	e->updated_this_refresh = false;
 	e->next_refresh++;
 	e->cursor_ns = v;
+	e->last_vblank_ns = v;
 }
 
 void vd_engine_advance(struct vd_engine *e, int64_t horizon_ns)

@@ -27,6 +27,12 @@
  * completed: presentation requests reach the engine in the order they were queued, so a request that
  * is not ready holds back the ones behind it in every mode.
  *
+ * Variable refresh (vd_engine_set_vrr): refreshes no longer follow a fixed grid. A refresh starts
+ * when the request at the head of the queue becomes eligible (ready, and its target reached), but
+ * no sooner than one shortest period (the maximum rate) after the previous refresh; when nothing is
+ * eligible by one longest period (the minimum rate), the display refreshes anyway, repeating the
+ * image (low framerate compensation). Refresh indices then simply count refreshes.
+ *
  * Target times (VK_EXT_present_timing): a request is not shown at a vblank before its target time;
  * with the NEAREST flag it may be shown at the vblank that starts the refresh cycle whose first half
  * contains the target (vblank >= target - period/2). A relative target is a minimum duration counted
@@ -92,7 +98,9 @@ struct vd_event {
 typedef void (*vd_event_fn)(void *user, const struct vd_event *event);
 
 struct vd_engine {
-	int64_t rate_mhz; /* refresh rate in millihertz */
+	int64_t rate_mhz;       /* refresh rate in millihertz; the maximum rate with VRR */
+	int64_t vrr_min_mhz;    /* 0: fixed rate; else the minimum rate of the VRR range */
+	int64_t last_vblank_ns; /* VRR: when the last refresh started */
 	vd_event_fn emit;
 	void *user;
 
@@ -114,7 +122,11 @@ int64_t vd_parse_rate_mhz(const char *text);
 /* Start the display at `start_ns`: the first vblank processed is the first one after it. */
 void vd_engine_init(struct vd_engine *e, int64_t rate_mhz, int64_t start_ns, vd_event_fn emit, void *user);
 
-/* Start time of refresh k, and the refresh scanning out at time t. */
+/* Makes the display variable-rate between min_mhz and the engine's rate (0 < min_mhz < rate).
+ * Call right after vd_engine_init. */
+void vd_engine_set_vrr(struct vd_engine *e, int64_t min_mhz);
+
+/* Start time of refresh k, and the refresh scanning out at time t, on a fixed grid. */
 int64_t vd_refresh_start_ns(int64_t rate_mhz, int64_t k);
 int64_t vd_refresh_at(int64_t rate_mhz, int64_t t_ns);
 int64_t vd_engine_period_ns(const struct vd_engine *e);
@@ -131,7 +143,7 @@ bool vd_engine_cancel(struct vd_engine *e, uint64_t seq);
  * ready time is still unknown was not ready at horizon_ns. */
 void vd_engine_advance(struct vd_engine *e, int64_t horizon_ns);
 
-/* The next vblank to be processed. */
+/* The next vblank to be processed (VRR: the latest it can be, given what is known so far). */
 int64_t vd_engine_next_vblank_ns(const struct vd_engine *e);
 
 #endif

@@ -464,6 +464,50 @@ static void test_fifo_rate_when_queue_full(void)
 	CHECK_EQ(latches, 60);
 }
 
+/* VRR 48-144 Hz: a refresh starts when the head becomes ready, no sooner than 1/144 s after the
+ * previous one; with nothing ready by 1/48 s the display refreshes anyway and repeats the image. */
+static void test_vrr(void)
+{
+	struct vd_engine e;
+	struct log log;
+	const int64_t t0 = 1000000000, min_period = vd_refresh_start_ns(144000, 1),
+	              max_period = vd_refresh_start_ns(48000, 1);
+
+	memset(&log, 0, sizeof(log));
+	vd_engine_init(&e, 144000, t0, record, &log);
+	vd_engine_set_vrr(&e, 48000);
+	/* Ready 10 ms after the start: inside the range, the refresh starts right then. */
+	uint64_t a = queue(&e, VD_MODE_FIFO, 0, t0 + 1000);
+	vd_engine_set_ready(&e, a, t0 + 10000000);
+	/* Ready 1 ms after a's refresh: too soon, waits for the shortest period. */
+	uint64_t b = queue(&e, VD_MODE_FIFO, 1, t0 + 2000);
+	vd_engine_set_ready(&e, b, t0 + 11000000);
+	vd_engine_advance(&e, t0 + 30000000);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->time_ns, t0 + 10000000);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, b)->time_ns, t0 + 10000000 + min_period);
+	/* Nothing queued: the display refreshes at the longest period and repeats b. */
+	vd_engine_advance(&e, t0 + 10000000 + min_period + max_period);
+	CHECK_EQ(count(&log, VD_EV_REPEAT), 1);
+	CHECK_EQ(nth(&log, VD_EV_REPEAT, 0)->time_ns, t0 + 10000000 + min_period + max_period);
+	/* A request whose ready time is not known yet does not hold a refresh back. */
+	int64_t last = t0 + 10000000 + min_period + max_period;
+	uint64_t c = queue(&e, VD_MODE_FIFO, 2, last + 100);
+	vd_engine_advance(&e, last + max_period);
+	CHECK_EQ(count(&log, VD_EV_REPEAT), 2);
+	vd_engine_set_ready(&e, c, last + max_period + 10000000);
+	vd_engine_advance(&e, last + 3 * max_period);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, c)->time_ns, last + max_period + 10000000);
+	/* Refresh indices count refreshes: a, b, repeat, repeat, c. */
+	CHECK_EQ(of(&log, VD_EV_SHOWN, c)->refresh, 5);
+	/* A target time holds the refresh until it, within the range. */
+	int64_t base = of(&log, VD_EV_SHOWN, c)->time_ns + 2 * max_period; /* after two repeats */
+	vd_engine_advance(&e, base);
+	uint64_t d = queue_target(&e, VD_MODE_FIFO, 3, base + 10, VD_TARGET_ABSOLUTE, base + 12000000, false);
+	vd_engine_set_ready(&e, d, base + 100);
+	vd_engine_advance(&e, base + 30000000);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, d)->time_ns, base + 12000000);
+}
+
 int main(void)
 {
 	test_grid();
@@ -480,6 +524,7 @@ int main(void)
 	test_target_relative();
 	test_fractional_rate();
 	test_fifo_rate_when_queue_full();
+	test_vrr();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -39,10 +39,11 @@ static void open_log(void)
 	setvbuf(log_file, NULL, _IOLBF, 0);
 	fprintf(log_file,
 	        "swapchain,event,seq,present_id,image,mode,queued_ns,ready_ns,target_ns,refresh,time_ns,"
-	        "by,rate_mhz\n");
+	        "by,rate_mhz,vrr_min_mhz\n");
 }
 
-void vd_log_event(uint32_t swapchain, int64_t rate_mhz, const char *event, const struct vd_event *ev)
+void vd_log_event(uint32_t swapchain, int64_t rate_mhz, int64_t vrr_min_mhz, const char *event,
+                  const struct vd_event *ev)
 {
 	const struct vd_request *r = &ev->request;
 
@@ -51,10 +52,10 @@ void vd_log_event(uint32_t swapchain, int64_t rate_mhz, const char *event, const
 		return;
 	fprintf(log_file,
 	        "%u,%s,%" PRIu64 ",%" PRIu64 ",%u,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-	        ",%" PRIu64 ",%" PRId64 "\n",
+	        ",%" PRIu64 ",%" PRId64 ",%" PRId64 "\n",
 	        swapchain, event, r->seq, r->present_id, r->image, mode_name(r->mode), r->queued_ns,
 	        r->ready_ns == VD_TIME_UNKNOWN ? 0 : r->ready_ns, r->target_abs_ns, ev->refresh, ev->time_ns,
-	        r->replaced_by, rate_mhz);
+	        r->replaced_by, rate_mhz, vrr_min_mhz);
 }
 
 void vd_log_flush(void)

@@ -14,7 +14,8 @@
  *   present_id the app's present id or 0
  *   image, mode, queued_ns, ready_ns, target_ns (resolved absolute target or 0)
  *   refresh    the refresh index (refresh k starts at k * 1e12 / rate_mhz ns)
- *   time_ns, by (seq of the request that replaced or outran it), rate_mhz
+ *   time_ns, by (seq of the request that replaced or outran it), rate_mhz (the maximum with VRR),
+ *   vrr_min_mhz (0 on a fixed-rate display; with VRR refresh indices just count refreshes)
  */
 #ifndef VD_LOG_H
 #define VD_LOG_H
@@ -23,7 +24,8 @@
 
 #include "scanout.h"
 
-void vd_log_event(uint32_t swapchain, int64_t rate_mhz, const char *event, const struct vd_event *ev);
+void vd_log_event(uint32_t swapchain, int64_t rate_mhz, int64_t vrr_min_mhz, const char *event,
+                  const struct vd_event *ev);
 void vd_log_flush(void);
 
 #endif

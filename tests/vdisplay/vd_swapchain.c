@@ -74,6 +74,23 @@ static int64_t display_rate_mhz(void)
 	return rate;
 }
 
+/* LOWLAT_VDISPLAY_VRR_MIN_HZ: the display is variable-rate between it and LOWLAT_VDISPLAY_HZ. */
+static int64_t display_vrr_min_mhz(int64_t rate_mhz)
+{
+	const char *text = getenv("LOWLAT_VDISPLAY_VRR_MIN_HZ");
+	int64_t min;
+
+	if (!text || !*text)
+		return 0;
+	min = vd_parse_rate_mhz(text);
+	if (!min || min >= rate_mhz) {
+		vd_msg("LOWLAT_VDISPLAY_VRR_MIN_HZ=%s is not a rate below LOWLAT_VDISPLAY_HZ; fixed rate",
+		       text);
+		return 0;
+	}
+	return min;
+}
+
 static enum vd_mode mode_of(VkPresentModeKHR mode)
 {
 	switch (mode) {
@@ -112,11 +129,17 @@ static void on_event(void *user, const struct vd_event *ev)
 			sc->shown_present_id = ev->request.present_id;
 			pthread_cond_broadcast(&sc->cond);
 		}
-		vd_log_event(sc->id, sc->engine.rate_mhz, "shown", ev);
+		vd_log_event(sc->id, sc->engine.rate_mhz, sc->engine.vrr_min_mhz, "shown", ev);
 		break;
-	case VD_EV_REPLACED: vd_log_event(sc->id, sc->engine.rate_mhz, "replaced", ev); break;
-	case VD_EV_SKIPPED: vd_log_event(sc->id, sc->engine.rate_mhz, "skipped", ev); break;
-	case VD_EV_REPEAT: vd_log_event(sc->id, sc->engine.rate_mhz, "repeat", ev); break;
+	case VD_EV_REPLACED:
+		vd_log_event(sc->id, sc->engine.rate_mhz, sc->engine.vrr_min_mhz, "replaced", ev);
+		break;
+	case VD_EV_SKIPPED:
+		vd_log_event(sc->id, sc->engine.rate_mhz, sc->engine.vrr_min_mhz, "skipped", ev);
+		break;
+	case VD_EV_REPEAT:
+		vd_log_event(sc->id, sc->engine.rate_mhz, sc->engine.vrr_min_mhz, "repeat", ev);
+		break;
 	case VD_EV_RELEASED:
 		if (img->seq == ev->request.seq && (img->state == IMG_SHOWN || img->state == IMG_QUEUED)) {
 			img->state = IMG_FREE;
@@ -307,7 +330,7 @@ static void destroy_swapchain(struct vd_swapchain *sc)
 	for (uint32_t i = 0; i < sc->engine.count; i++) {
 		struct vd_event ev = {.kind = VD_EV_RELEASED, .request = sc->engine.queue[i], .refresh = -1};
 		ev.time_ns = vd_now_ns();
-		vd_log_event(sc->id, sc->engine.rate_mhz, "unshown", &ev);
+		vd_log_event(sc->id, sc->engine.rate_mhz, sc->engine.vrr_min_mhz, "unshown", &ev);
 	}
 	vd_log_flush();
 
@@ -359,6 +382,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 	pthread_cond_init(&sc->cond, &attr);
 	pthread_condattr_destroy(&attr);
 	vd_engine_init(&sc->engine, display_rate_mhz(), vd_now_ns(), on_event, sc);
+	if (display_vrr_min_mhz(sc->engine.rate_mhz))
+		vd_engine_set_vrr(&sc->engine, display_vrr_min_mhz(sc->engine.rate_mhz));
 	sc->device_offset_ns = device_offset_ns(dev);
 
 	/* The thread is started last; destroy_swapchain joins it, so start a no-op one on failure. */
@@ -891,12 +916,12 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice devic
 
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
-	/* A fixed-rate display: one refresh per refreshDuration, and the interval between vblanks is
-	 * that same duration (a VRR display would report UINT64_MAX; not modelled). Fractional rates
-	 * round to the nearest ns; the grid itself is exact. */
+	/* refreshDuration: the shortest refresh (the maximum rate); fractional rates round to the
+	 * nearest ns, the grid itself is exact. refreshInterval: the same on a fixed-rate display,
+	 * UINT64_MAX ("variable") with VRR. */
 	props->refreshDuration =
 	        (uint64_t)((1000000000000ll + sc->engine.rate_mhz / 2) / sc->engine.rate_mhz);
-	props->refreshInterval = props->refreshDuration;
+	props->refreshInterval = sc->engine.vrr_min_mhz ? UINT64_MAX : props->refreshDuration;
 	if (counter)
 		*counter = 1;
 	return VK_SUCCESS;
