@@ -508,6 +508,80 @@ static void test_vrr(void)
 	CHECK_EQ(of(&log, VD_EV_SHOWN, d)->time_ns, base + 12000000);
 }
 
+/* FIFO_RELAXED's first request: late when a vblank passed between the display's start and its ready
+ * time (the start counts as the last update). */
+static void test_fifo_relaxed_first_late(void)
+{
+	struct vd_engine e;
+	struct log log;
+
+	start(&e, &log, HZ60);
+	uint64_t a = queue(&e, VD_MODE_FIFO_RELAXED, 0, V(100) + 10);
+	vd_engine_set_ready(&e, a, V(101) + 5000000);
+	vd_engine_advance(&e, V(103));
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->request.first_pixel_ns, V(101) + 5000000);
+}
+
+/* IMMEDIATE with a target: shown at the later of ready time and target, not before. */
+static void test_immediate_target(void)
+{
+	struct vd_engine e;
+	struct log log;
+
+	start(&e, &log, HZ60);
+	uint64_t a = queue_target(&e, VD_MODE_IMMEDIATE, 0, V(100) + 10, VD_TARGET_ABSOLUTE, V(102) + 7000000,
+	                          false);
+	vd_engine_set_ready(&e, a, V(100) + 100);
+	vd_engine_advance(&e, V(104));
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->request.first_pixel_ns, V(102) + 7000000);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->refresh, 102);
+}
+
+/* MAILBOX: a newer request that has not reached the engine (not ready) replaces nothing; the pending
+ * one latches at the vblank. */
+static void test_mailbox_not_ready_newer(void)
+{
+	struct vd_engine e;
+	struct log log;
+
+	start(&e, &log, HZ60);
+	uint64_t a = queue(&e, VD_MODE_MAILBOX, 0, V(100) + 10);
+	uint64_t b = queue(&e, VD_MODE_MAILBOX, 1, V(100) + 20);
+	vd_engine_set_ready(&e, a, V(100) + 100);
+	vd_engine_advance(&e, V(101) + 10);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->refresh, 101);
+	CHECK_EQ(count(&log, VD_EV_REPLACED), 0);
+	vd_engine_set_ready(&e, b, V(101) + 100);
+	vd_engine_advance(&e, V(102));
+	CHECK_EQ(of(&log, VD_EV_SHOWN, b)->refresh, 102);
+}
+
+/* Per-present modes (swapchain_maintenance1): requests keep queue order across modes; an IMMEDIATE
+ * request behind a FIFO one waits for it, then tears in at once. */
+static void test_mixed_modes(void)
+{
+	struct vd_engine e;
+	struct log log;
+
+	start(&e, &log, HZ60);
+	uint64_t a = queue(&e, VD_MODE_FIFO, 0, V(100) + 10);
+	uint64_t b = queue(&e, VD_MODE_IMMEDIATE, 1, V(100) + 20);
+	vd_engine_set_ready(&e, a, V(100) + 100);
+	vd_engine_set_ready(&e, b, V(100) + 200);
+	vd_engine_advance(&e, V(103));
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->request.first_pixel_ns, V(101));
+	CHECK_EQ(of(&log, VD_EV_SHOWN, b)->request.first_pixel_ns, V(101)); /* right behind a, tearing */
+	CHECK_EQ(of(&log, VD_EV_SHOWN, b)->refresh, 101);
+	/* A cancelled request (its submission failed) never shows and holds nothing back. */
+	uint64_t c = queue(&e, VD_MODE_FIFO, 2, V(103) + 10);
+	uint64_t d = queue(&e, VD_MODE_FIFO, 3, V(103) + 20);
+	CHECK(vd_engine_cancel(&e, c));
+	vd_engine_set_ready(&e, d, V(103) + 100);
+	vd_engine_advance(&e, V(105));
+	CHECK(find_of(&log, VD_EV_SHOWN, c) == NULL);
+	CHECK_EQ(of(&log, VD_EV_SHOWN, d)->refresh, 104);
+}
+
 int main(void)
 {
 	test_grid();
@@ -525,6 +599,10 @@ int main(void)
 	test_fractional_rate();
 	test_fifo_rate_when_queue_full();
 	test_vrr();
+	test_fifo_relaxed_first_late();
+	test_immediate_target();
+	test_mailbox_not_ready_newer();
+	test_mixed_modes();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
