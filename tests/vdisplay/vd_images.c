@@ -3,6 +3,8 @@
  * handles into core commands. They are removed from a copy of the chain before the driver sees it,
  * and a swapchain bind becomes a bind to the swapchain image's own memory at offset 0 (the image was
  * created with the swapchain's parameters, so its requirements are the same).
+ * vkGetDeviceImage*: the spec forbids the struct there (VUID-VkDeviceImageMemoryRequirements-
+ * pCreateInfo-06416), but the registry lets the chain carry it, so it is removed defensively.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -44,6 +44,7 @@ struct probe {
 	VkSurfaceKHR surface;
 	VkSwapchainKHR swapchain;
 	uint32_t image_count;
+	VkExtent2D extent;
 	VkImage images[MAX_IMAGES];
 	VkCommandPool pool;
 	VkCommandBuffer cmds[MAX_IMAGES];
@@ -205,6 +206,7 @@ static void create_swapchain(struct probe *p, VkPresentModeKHR mode, uint32_t im
 	if (p->timing)
 		ci.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
 	CHECK_VK(vkCreateSwapchainKHR(p->device, &ci, NULL, &p->swapchain));
+	p->extent = ci.imageExtent;
 	p->image_count = MAX_IMAGES;
 	CHECK_VK(vkGetSwapchainImagesKHR(p->device, p->swapchain, &p->image_count, p->images));
 
@@ -628,6 +630,51 @@ static int scenario_concurrent(struct probe *p, int frames)
 	return 0;
 }
 
+/* App images that alias swapchain memory (Vulkan 1.1 with VK_KHR_swapchain): the swapchain handle
+ * travels in vkCreateImage's and vkBindImageMemory2's pNext chains, and must not reach the driver. Validation
+ * above checks the use is valid. */
+static int scenario_alias(struct probe *p)
+{
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
+	VkImageSwapchainCreateInfoKHR isci = {.sType = VK_STRUCTURE_TYPE_IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
+	                                      .swapchain = p->swapchain};
+	VkImageFormatListCreateInfo formats = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO,
+	                                       .pNext = &isci}; /* a node in front of the one removed */
+	VkImageCreateInfo ci = {
+	        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+	        .pNext = &formats,
+	        .imageType = VK_IMAGE_TYPE_2D,
+	        .format = VK_FORMAT_B8G8R8A8_UNORM,
+	        .extent = {p->extent.width, p->extent.height, 1},
+	        .mipLevels = 1,
+	        .arrayLayers = 1,
+	        .samples = VK_SAMPLE_COUNT_1_BIT,
+	        .tiling = VK_IMAGE_TILING_OPTIMAL,
+	        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkImage image;
+	CHECK_VK(vkCreateImage(p->device, &ci, NULL, &image));
+	/* (vkGetDeviceImageMemoryRequirements may not see VkImageSwapchainCreateInfoKHR: VUID-06416.) */
+	VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+	VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2,
+	                                     .image = image};
+	vkGetImageMemoryRequirements2(p->device, &ri, &req);
+	VkBindImageMemorySwapchainInfoKHR bsi = {
+	        .sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR,
+	        .swapchain = p->swapchain,
+	        .imageIndex = 1};
+	VkBindImageMemoryInfo bi = {
+	        .sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO, .pNext = &bsi, .image = image};
+	CHECK_VK(vkBindImageMemory2(p->device, 1, &bi));
+	printf("probe: alias image created (%" PRIu64 " bytes) and bound to swapchain image 1\n",
+	       (uint64_t)req.memoryRequirements.size);
+	vkDestroyImage(p->device, image, NULL);
+	destroy(p);
+	return req.memoryRequirements.size ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe p = {0};
@@ -646,6 +693,8 @@ int main(int argc, char **argv)
 		return scenario_acquire(&p);
 	if (!strcmp(scenario, "concurrent"))
 		return scenario_concurrent(&p, frames);
+	if (!strcmp(scenario, "alias"))
+		return scenario_alias(&p);
 	if (!strcmp(scenario, "timing"))
 		return scenario_timing(&p);
 	fprintf(stderr, "probe: unknown scenario %s\n", scenario);
