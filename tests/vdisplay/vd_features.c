@@ -173,9 +173,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 	void *storage = NULL;
 	VkResult r;
 
-	/* The driver's WSI knows nothing of FIFO_LATEST_READY: ask it about FIFO, whose image counts
-	 * and scaling are the same here. */
-	if (asked && asked->presentMode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR) {
+	/* The display, not the driver's WSI, decides the present modes: ask the driver about FIFO,
+	 * which every surface supports (it knows nothing of FIFO_LATEST_READY, and under Xvfb or a
+	 * headless surface its answer for the others is about a presentation it will never do). */
+	if (asked && asked->presentMode != VK_PRESENT_MODE_FIFO_KHR) {
 		r = vd_chain_strip(info->pNext, is_surface_present_mode, NULL, &copy.pNext, &storage);
 		if (r != VK_SUCCESS)
 			return VK_ERROR_OUT_OF_HOST_MEMORY;

@@ -160,9 +160,18 @@ static void *scanout_main(void *arg)
 		if (oldest != UINT32_MAX) {
 			VkFence fence = sc->images[oldest].fence;
 			pthread_mutex_unlock(&sc->lock);
-			if (wait > 0)
-				dev->vk.WaitForFences(dev->handle, 1, &fence, VK_TRUE, (uint64_t)wait);
+			VkResult r = wait > 0 ? dev->vk.WaitForFences(dev->handle, 1, &fence, VK_TRUE,
+			                                              (uint64_t)wait)
+			                      : VK_TIMEOUT;
 			pthread_mutex_lock(&sc->lock);
+			if (r < 0) {
+				/* Device lost: nothing will signal again. Keep the refresh clock going
+				 * without spinning; the app learns of the loss from its own calls. */
+				struct timespec ts;
+				vd_msg("swapchain %u: waiting for a present failed (%d)", sc->id, r);
+				vd_abs_timespec(next_vblank, &ts);
+				pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
+			}
 		} else if (wait > 0) {
 			struct timespec ts;
 			vd_abs_timespec(next_vblank, &ts);
