@@ -476,6 +476,31 @@ static int scenario_timing(struct probe *p)
 	p->id2 = p->timing = true;
 	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 4);
 
+	/* VK_KHR_calibrated_timestamps, which present timing requires, served on the driver's EXT. */
+	PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR GetDomainsKHR =
+	        (PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR)vkGetInstanceProcAddr(
+	                p->instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+	PFN_vkGetCalibratedTimestampsKHR GetCalibrated =
+	        (PFN_vkGetCalibratedTimestampsKHR)vkGetDeviceProcAddr(p->device,
+	                                                              "vkGetCalibratedTimestampsKHR");
+	if (!GetDomainsKHR || !GetCalibrated) {
+		fprintf(stderr, "probe: VK_KHR_calibrated_timestamps functions missing\n");
+		return 1;
+	}
+	VkTimeDomainKHR domains[8];
+	uint32_t domain_count = 8;
+	CHECK_VK(GetDomainsKHR(p->physical, &domain_count, domains));
+	VkCalibratedTimestampInfoKHR cti = {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	                                    .timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR};
+	uint64_t stamp, deviation;
+	int64_t before = now_ns();
+	CHECK_VK(GetCalibrated(p->device, 1, &cti, &stamp, &deviation));
+	int64_t after = now_ns();
+	printf("probe: calibrated: %u domains, CLOCK_MONOTONIC within the call: %d\n", domain_count,
+	       (int64_t)stamp >= before && (int64_t)stamp <= after);
+	if ((int64_t)stamp < before || (int64_t)stamp > after)
+		return 1;
+
 	VkSwapchainTimingPropertiesEXT tp = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
 	uint64_t counter = 0;
 	CHECK_VK(GetTiming(p->device, p->swapchain, &tp, &counter));
