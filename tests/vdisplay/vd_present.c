@@ -219,6 +219,7 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 		img->submitted = true;
 	} else {
 		vd_engine_cancel(&sc->engine, img->seq);
+		vd_timing_cancel(&sc->timing, img->seq);
 		img->state = IMG_FREE;
 	}
 	pthread_cond_broadcast(&sc->cond);

@@ -34,6 +34,18 @@ void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id,
 	        .seq = seq, .present_id = present_id, .target_time = target_time, .queried = queried};
 }
 
+void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq)
+{
+	for (uint32_t i = 0; i < q->count; i++) {
+		if (q->records[i].seq == seq) {
+			memmove(&q->records[i], &q->records[i + 1],
+			        (q->count - i - 1) * sizeof(q->records[0]));
+			q->count--;
+			return;
+		}
+	}
+}
+
 static void set_stage(struct vd_timing_record *r, uint32_t bit, int64_t t)
 {
 	uint32_t i = (uint32_t)__builtin_ctz(bit);

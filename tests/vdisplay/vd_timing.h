@@ -35,6 +35,8 @@ VkResult vd_timing_resize(struct vd_timing_queue *q, uint32_t size);
 bool vd_timing_full(const struct vd_timing_queue *q);
 void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id, uint64_t target_time,
                    VkPresentStageFlagsEXT queried);
+/* Frees the slot of a present whose submission failed. */
+void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq);
 /* Records the stage times a display event tells. */
 void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev);
 /* vkGetPastPresentationTimingEXT on this queue. */
