@@ -15,7 +15,9 @@
 #   nor swallowed one;
 # - lowlat saw every present: its swapchain summaries add up to the app's successful presents, and
 #   its failed presents to the presents the layer failed;
-# - the run went on after each fault: whatever a failure took away was created again and presented.
+# - the run went on after each fault: whatever a failure took away was created again and presented;
+# - lowlat kept no record of a failed create: it summarised as many swapchains and reported as many
+#   devices as the app created.
 . "$(dirname "$0")/../e2e/lib.sh"
 
 E2E_LOWLAT=1
@@ -68,6 +70,14 @@ lowlat_presents=$(summary_presents "$out" | awk '{ n += $1 } END { print n + 0 }
 lowlat_failed=$(sed -n 's/^lowlat: swapchain .* presents in .*, \([0-9]*\) failed.*/\1/p' "$out" |
 	awk '{ n += $1 } END { print n + 0 }')
 present_faults=$(grep -c '^vkQueuePresentKHR ' <<<"$injected" || true)
+# One summary per swapchain the app created and destroyed: a record kept for a failed create would be
+# summarised too, when its device went; one device line per device that really came up.
+lowlat_swapchains=$(summary_presents "$out" | wc -l)
+[ "$lowlat_swapchains" = "${got[swapchains]}" ] ||
+	fail "lowlat summarised $lowlat_swapchains swapchains, the app created ${got[swapchains]}"
+lowlat_devices=$(grep -c '^lowlat: device "' "$out" || true)
+[ "$lowlat_devices" = "${got[devices]}" ] ||
+	fail "lowlat reported $lowlat_devices devices, the app created ${got[devices]}"
 [ "$lowlat_presents" = "${got[presents]}" ] ||
 	fail "lowlat counted $lowlat_presents presents, the app made ${got[presents]}"
 [ "$lowlat_failed" = "$present_faults" ] ||
