@@ -59,6 +59,18 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
 }
 
+/* A swapchain hook's device and the function it calls down to. Every device is tracked from its
+ * creation, so these are missing only when the app calls a swapchain function it fetched with
+ * vkGetInstanceProcAddr on a device that did not enable VK_KHR_swapchain (invalid use): say so once
+ * and return an error the entry point may return, rather than call a NULL pointer in the game. */
+#define LOWLAT_HOOK_DEVICE(dev, handle, function, error)                                                     \
+	struct lowlat_device *dev = lowlat_device_of(handle);                                                \
+	if (!dev || !dev->vk.function) {                                                                     \
+		LOWLAT_WARN_ONCE("vk" #function " called on a device without VK_KHR_swapchain enabled; "     \
+		                 "returning " #error);                                                       \
+		return error;                                                                                \
+	}
+
 /* Brings the swapchain's copy of the settings, and its pacer, up to the process's config. Called on
  * the thread presenting to it, which alone uses its pacer; costs an atomic load when nothing
  * changed. */
@@ -77,7 +89,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkAllocationCallbacks *allocator,
                                                          VkSwapchainKHR *out)
 {
-	struct lowlat_device *dev = lowlat_device_of(device);
+	LOWLAT_HOOK_DEVICE(dev, device, CreateSwapchainKHR, VK_ERROR_INITIALIZATION_FAILED)
 	struct lowlat_swapchain *sc;
 	VkResult result;
 
@@ -129,7 +141,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 VKAPI_ATTR void VKAPI_CALL lowlat_DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
                                                       const VkAllocationCallbacks *allocator)
 {
-	struct lowlat_device *dev = lowlat_device_of(device);
+	LOWLAT_HOOK_DEVICE(dev, device, DestroySwapchainKHR, /* void */)
 	struct lowlat_swapchain *sc;
 
 	if (swapchain && (sc = lowlat_map_remove(&dev->swapchains, (uint64_t)swapchain)))
@@ -151,7 +163,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImageKHR(VkDevice device, VkSwa
                                                           uint64_t timeout, VkSemaphore semaphore,
                                                           VkFence fence, uint32_t *index)
 {
-	struct lowlat_device *dev = lowlat_device_of(device);
+	LOWLAT_HOOK_DEVICE(dev, device, AcquireNextImageKHR, VK_ERROR_DEVICE_LOST)
 
 	return dev->vk.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
 }
@@ -160,7 +172,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
                                                            const VkAcquireNextImageInfoKHR *info,
                                                            uint32_t *index)
 {
-	struct lowlat_device *dev = lowlat_device_of(device);
+	LOWLAT_HOOK_DEVICE(dev, device, AcquireNextImage2KHR, VK_ERROR_DEVICE_LOST)
 
 	return dev->vk.AcquireNextImage2KHR(device, info, index);
 }
@@ -270,7 +282,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
 {
-	struct lowlat_device *dev = lowlat_device_of(queue);
+	LOWLAT_HOOK_DEVICE(dev, queue, QueuePresentKHR, VK_ERROR_DEVICE_LOST)
 	struct lowlat_swapchain *first = NULL;
 	struct present_wait wait = {0};
 	struct present_times t = {.entry_ns = lowlat_now_ns()};

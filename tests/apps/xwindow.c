@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* From xcb/xproto.h; these mirror the X11 connection setup reply, so their layout is fixed. */
 typedef struct {
@@ -36,6 +37,9 @@ typedef struct {
 } xcb_void_cookie_t;
 
 typedef struct xcb_setup_t xcb_setup_t;
+
+#define CONNECT_TRIES    5
+#define CONNECT_RETRY_NS 200000000 /* 200 ms */
 
 #define XCB_COPY_FROM_PARENT          0
 #define XCB_WINDOW_CLASS_INPUT_OUTPUT 1
@@ -106,11 +110,26 @@ struct xdisplay *xdisplay_open(void)
 	}
 	if (load(d))
 		goto fail;
-	d->conn = d->connect(NULL, &screen);
-	if (!d->conn || d->connection_has_error(d->conn)) {
+	/* On the shared test machines a connection to a live Xvfb now and then fails at once (xcb error 1,
+	 * a socket error) when many tests start together; a few tries keep that from failing a test,
+	 * and each is reported so it stays visible. */
+	for (int attempt = 1;; attempt++) {
 		const char *name = getenv("DISPLAY");
-		fprintf(stderr, "xwindow: cannot connect to X display %s\n", name ? name : "(DISPLAY unset)");
-		goto fail;
+		int error;
+
+		d->conn = d->connect(NULL, &screen);
+		error = d->conn ? d->connection_has_error(d->conn) : -1;
+		if (!error)
+			break;
+		fprintf(stderr, "xwindow: cannot connect to X display %s (xcb error %d)%s\n",
+		        name ? name : "(DISPLAY unset)", error,
+		        attempt < CONNECT_TRIES ? "; trying again" : "");
+		if (d->conn)
+			d->disconnect(d->conn); /* frees a failed connection too */
+		d->conn = NULL;
+		if (attempt == CONNECT_TRIES)
+			goto fail;
+		nanosleep(&(struct timespec){.tv_nsec = CONNECT_RETRY_NS}, NULL);
 	}
 	for (it = d->setup_roots_iterator(d->get_setup(d->conn)); it.rem && screen > 0; screen--)
 		d->screen_next(&it);

@@ -53,8 +53,11 @@ if s["frames"] != presents or s["dropped"] != 0:
 if not frames <= s["frames"] <= frames + 5:
     problems.append(f"{s['frames']} rows for vkcube --c {frames}")
 # The summary's fps is over the same presents, from its own clock reads after the call down;
-# the log's is from present_ns. 5% covers that on a busy machine.
-if not s["mean_fps"] or abs(s["mean_fps"] - summary_fps) > 0.05 * summary_fps:
+# the log's is from present_ns (the call's entry). Uncapped, the run lasts about a second, so one
+# slow present at either end (lavapipe's first one finishes setting up) moves the two apart by
+# several percent (5.6% seen on a busy machine); 10% still catches a log that misses or
+# misplaces frames.
+if not s["mean_fps"] or abs(s["mean_fps"] - summary_fps) > 0.10 * summary_fps:
     problems.append(f"mean fps {s['mean_fps']} where lowlat's summary says {summary_fps}")
 # Capped, every paced row has its target, so the wait's release error is known; uncapped, none.
 pacing = (s.get("pacing_error_us") or {}).get("p50")

@@ -1,0 +1,210 @@
+/* common.c — see common.h. The choices mirror multi_swapchain.c, which explains them at length. */
+#include "common.h"
+
+#include <stddef.h>
+
+const char *result_name(VkResult r)
+{
+	switch (r) {
+#define NAME(x)                                                                                              \
+	case x: return #x;
+		NAME(VK_SUCCESS)
+		NAME(VK_NOT_READY)
+		NAME(VK_TIMEOUT)
+		NAME(VK_INCOMPLETE)
+		NAME(VK_SUBOPTIMAL_KHR)
+		NAME(VK_ERROR_OUT_OF_HOST_MEMORY)
+		NAME(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+		NAME(VK_ERROR_INITIALIZATION_FAILED)
+		NAME(VK_ERROR_DEVICE_LOST)
+		NAME(VK_ERROR_LAYER_NOT_PRESENT)
+		NAME(VK_ERROR_EXTENSION_NOT_PRESENT)
+		NAME(VK_ERROR_FEATURE_NOT_PRESENT)
+		NAME(VK_ERROR_INCOMPATIBLE_DRIVER)
+		NAME(VK_ERROR_SURFACE_LOST_KHR)
+		NAME(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR)
+		NAME(VK_ERROR_OUT_OF_DATE_KHR)
+		NAME(VK_ERROR_UNKNOWN)
+#undef NAME
+	default: return "VkResult";
+	}
+}
+
+VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out)
+{
+	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
+	                                         VK_KHR_XCB_SURFACE_EXTENSION_NAME};
+	const VkApplicationInfo app = {
+	        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+	        .pApplicationName = app_name,
+	        .apiVersion = VK_API_VERSION_1_1,
+	};
+	const VkInstanceCreateInfo info = {
+	        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+	        .pApplicationInfo = &app,
+	        .enabledExtensionCount = sizeof(extensions) / sizeof(extensions[0]),
+	        .ppEnabledExtensionNames = extensions,
+	};
+
+	return vkCreateInstance(&info, allocator, out);
+}
+
+VkResult surface_create(VkInstance instance, struct xdisplay *x, xcb_window_t window,
+                        const VkAllocationCallbacks *allocator, VkSurfaceKHR *out)
+{
+	const VkXcbSurfaceCreateInfoKHR info = {
+	        .sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
+	        .connection = xdisplay_connection(x),
+	        .window = window,
+	};
+
+	return vkCreateXcbSurfaceKHR(instance, &info, allocator, out);
+}
+
+VkResult physical_device_pick(VkInstance instance, VkSurfaceKHR surface, VkPhysicalDevice *physical,
+                              uint32_t *family)
+{
+	VkPhysicalDevice physicals[16];
+	uint32_t count = sizeof(physicals) / sizeof(physicals[0]);
+	VkResult r = vkEnumeratePhysicalDevices(instance, &count, physicals);
+
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return r;
+	for (uint32_t p = 0; p < count; p++) {
+		VkQueueFamilyProperties families[16];
+		uint32_t family_count = sizeof(families) / sizeof(families[0]);
+
+		vkGetPhysicalDeviceQueueFamilyProperties(physicals[p], &family_count, families);
+		for (uint32_t f = 0; f < family_count; f++) {
+			VkBool32 supported = VK_FALSE;
+
+			if (!(families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT))
+				continue;
+			r = vkGetPhysicalDeviceSurfaceSupportKHR(physicals[p], f, surface, &supported);
+			if (r != VK_SUCCESS)
+				return r;
+			if (supported) {
+				*physical = physicals[p];
+				*family = f;
+				return VK_SUCCESS;
+			}
+		}
+	}
+	return VK_ERROR_INITIALIZATION_FAILED;
+}
+
+VkResult device_create(VkPhysicalDevice physical, uint32_t family, const VkAllocationCallbacks *allocator,
+                       VkDevice *out)
+{
+	static const char *const extensions[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+	const float priority = 1.0f;
+	const VkDeviceQueueCreateInfo queue = {
+	        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+	        .queueFamilyIndex = family,
+	        .queueCount = 1,
+	        .pQueuePriorities = &priority,
+	};
+	const VkDeviceCreateInfo info = {
+	        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	        .queueCreateInfoCount = 1,
+	        .pQueueCreateInfos = &queue,
+	        .enabledExtensionCount = sizeof(extensions) / sizeof(extensions[0]),
+	        .ppEnabledExtensionNames = extensions,
+	};
+
+	return vkCreateDevice(physical, &info, allocator, out);
+}
+
+VkResult swapchain_create(VkDevice device, const struct swapchain_params *params,
+                          const VkAllocationCallbacks *allocator, VkSwapchainKHR *out, VkExtent2D *extent)
+{
+	VkSurfaceFormatKHR formats[64];
+	VkPresentModeKHR modes[16];
+	uint32_t format_count = sizeof(formats) / sizeof(formats[0]);
+	uint32_t mode_count = sizeof(modes) / sizeof(modes[0]);
+	VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR;
+	VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+	VkSurfaceFormatKHR format;
+	VkSurfaceCapabilitiesKHR caps;
+	uint32_t image_count;
+	VkResult r;
+
+	r = vkGetPhysicalDeviceSurfaceCapabilitiesKHR(params->physical, params->surface, &caps);
+	if (r != VK_SUCCESS)
+		return r;
+	r = vkGetPhysicalDeviceSurfaceFormatsKHR(params->physical, params->surface, &format_count, formats);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return r;
+	r = vkGetPhysicalDeviceSurfacePresentModesKHR(params->physical, params->surface, &mode_count, modes);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return r;
+	if (!format_count || !(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+		return VK_ERROR_INITIALIZATION_FAILED;
+	format = formats[0];
+	for (uint32_t i = 0; i < format_count; i++)
+		if (formats[i].format == VK_FORMAT_B8G8R8A8_UNORM)
+			format = formats[i];
+	for (uint32_t i = 0; i < mode_count; i++)
+		if (modes[i] == params->mode)
+			mode = modes[i];
+	/* 0xFFFFFFFF: the surface takes its size from the swapchain. */
+	*extent = caps.currentExtent.width == UINT32_MAX ? params->window_size : caps.currentExtent;
+	/* One more than the minimum, so acquiring never waits for the presentation engine to let go. */
+	image_count = caps.minImageCount + 1;
+	if (caps.maxImageCount && image_count > caps.maxImageCount)
+		image_count = caps.maxImageCount;
+	/* The lowest supported mode; the spec guarantees at least one bit is set. */
+	while (!(caps.supportedCompositeAlpha & alpha))
+		alpha <<= 1;
+
+	const VkSwapchainCreateInfoKHR info = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+	        .surface = params->surface,
+	        .minImageCount = image_count,
+	        .imageFormat = format.format,
+	        .imageColorSpace = format.colorSpace,
+	        .imageExtent = *extent,
+	        .imageArrayLayers = 1,
+	        .imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	        .preTransform = caps.currentTransform,
+	        .compositeAlpha = alpha,
+	        .presentMode = mode,
+	        .clipped = VK_TRUE,
+	        .oldSwapchain = params->old,
+	};
+	return vkCreateSwapchainKHR(device, &info, allocator, out);
+}
+
+void record_clear(VkCommandBuffer cmd, VkImage image, unsigned frame, float blue)
+{
+	const VkImageSubresourceRange range = {
+	        .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+	        .levelCount = 1,
+	        .layerCount = 1,
+	};
+	VkImageMemoryBarrier barrier = {
+	        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+	        .srcAccessMask = 0,
+	        .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+	        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+	        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+	        .image = image,
+	        .subresourceRange = range,
+	};
+	/* A ramp per channel with different periods (in frames), so consecutive frames differ. */
+	const VkClearColorValue colour = {
+	        .float32 = {(float)(frame % 61) / 60.0f, (float)(frame % 97) / 96.0f, blue, 1.0f}};
+
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
+	                     0, NULL, 1, &barrier);
+	vkCmdClearColorImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &colour, 1, &range);
+	barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	barrier.dstAccessMask = 0;
+	barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0,
+	                     NULL, 0, NULL, 1, &barrier);
+}
