@@ -15,7 +15,7 @@ skip() {
 # DXVK logs to stderr only (not to files beside the program), and only what is worth reading.
 export DXVK_LOG_LEVEL=warn DXVK_LOG_PATH=none
 
-dxvk_frames=300
+dxvk_frames=300 # 5 s at a 60 fps cap
 
 # frame_start_fps FILE: the mean rate of the program's own frame starts, without the first 10
 # frames. DXVK lets the game thread run up to its frame latency (3 by default) ahead of the
@@ -26,29 +26,91 @@ frame_start_fps() {
 		END { if (n > 1 && last > first) printf "%.2f\n", (n - 1) / ((last - first) * 1e-9); else print 0 }' "$1"
 }
 
-# check_dxvk_run NAME APP FRAMES [CAP]: what every real-DXVK run must show in $e2e_tmp/NAME.out
-# (after run_validated: clean exit, validation silent, validation below lowlat):
+# check_dxvk_run NAME APP: what every real-DXVK run must show in $e2e_tmp/NAME.out (after
+# run_validated: clean exit, validation silent, validation below lowlat):
 #  - the program drew all its frames and said so;
 #  - lowlat saw the instance DXVK made for the program, named as DXVK names it (APP: the
 #    executable's file name) with engine "DXVK" — the key a per-game setting will use;
-#  - lowlat's summaries (one per Vulkan swapchain DXVK made) count every present the program made;
-#  - with CAP, the program's own frame starts (file $e2e_tmp/NAME.starts) average the cap within 3%.
+#  - lowlat's summaries (one per Vulkan swapchain DXVK made) count every present the program made.
 check_dxvk_run() {
-	local name=$1 app=$2 frames=$3 cap=${4:-}
-	local out="$e2e_tmp/$name.out" summary presents fps
+	local name=$1 app=$2
+	local out="$e2e_tmp/$name.out" summary presents
 	summary=$(grep '^d3d11_frames: ' "$out" | tail -n 1)
-	[[ $summary =~ ^d3d11_frames:\ $frames\ frames\ in ]] || fail "$name: no summary line for $frames frames from the program"
+	[[ $summary =~ ^d3d11_frames:\ $dxvk_frames\ frames\ in ]] ||
+		fail "$name: no summary line for $dxvk_frames frames from the program"
 	grep -qF "lowlat: active in \"$app\" (engine \"DXVK\")" "$out" ||
 		fail "$name: lowlat did not see app \"$app\" with engine \"DXVK\"; it saw: $(grep '^lowlat: active in' "$out" | tr '\n' ' ')"
+	[ "$(summary_presents "$out" | wc -l)" -ge 1 ] ||
+		fail "$name: lowlat printed no swapchain summary, so its hooks never ran"
 	presents=$(summary_presents "$out" | awk '{ n += $1 } END { print n + 0 }')
-	[ "$(summary_presents "$out" | wc -l)" -ge 1 ] || fail "$name: lowlat printed no swapchain summary, so its hooks never ran"
-	[ "$presents" = "$frames" ] || fail "$name: lowlat counted $presents presents, the program presented $frames frames"
+	[ "$presents" = "$dxvk_frames" ] ||
+		fail "$name: lowlat counted $presents presents, the program presented $dxvk_frames frames"
 	echo "$name: $summary"
-	grep '^lowlat: ' "$out"
-	if [ -n "$cap" ]; then
-		fps=$(frame_start_fps "$e2e_tmp/$name.starts")
-		awk -v f="$fps" -v c="$cap" 'BEGIN { exit !(f >= c * 0.97 && f <= c * 1.03) }' ||
-			fail "$name: the program's frame starts ran at $fps fps with LOWLAT_FPS=$cap (want within 3%)"
-		echo "$name: the program's own frame starts ran at $fps fps with LOWLAT_FPS=$cap"
-	fi
+}
+
+# check_dxvk_cap NAME CAP: the cap held, seen from the game thread. Returns 0 when it held, 2 when
+# the program was slower than the cap after stalls lowlat reported (worth another run); fails
+# otherwise. The rule follows tests/e2e/vkcube_rate.sh: this is a shared 2-core machine where
+# other sessions stall a run for tens of ms now and then, and lowlat restarts its grid after a
+# frame that is more than an interval late (a re-anchor), so that time is lost to the rate, by
+# design. So:
+#  - the program's own frame starts (after the first 10) must never be more than 3% above CAP;
+#  - lowlat's presents, with the time it reports lost to re-anchors taken out, must be within 3%
+#    of CAP: the grid itself, whatever the machine did;
+#  - the program's frame starts more than 3% below CAP fail, unless lowlat re-anchored (2).
+check_dxvk_cap() {
+	local name=$1 cap=$2
+	local line game
+	line=$(grep '^lowlat: swapchain .* presents in ' "$e2e_tmp/$name.out" | tail -n 1)
+	case $line in
+	*"limiter "*" at "*) ;;
+	*) fail "$name: lowlat's summary does not say the limiter was on with LOWLAT_FPS=$cap: $line" ;;
+	esac
+	game=$(frame_start_fps "$e2e_tmp/$name.starts")
+	echo "$line" | awk -v fps="$cap" -v game="$game" -v name="$name" '
+	{
+		reanchors = 0; lost_ms = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i == "presents" && $(i + 1) == "in") { presents = $(i - 1); seconds = $(i + 2) }
+			if ($i == "re-anchors") { reanchors = $(i - 1); lost_ms = substr($(i + 1), 2) }
+		}
+		paced = (presents - 1) / (seconds - lost_ms / 1000)
+		game_err = game / fps - 1
+		paced_err = paced / fps - 1
+		printf "%s: the game thread ran at %.2f fps for a cap of %s (%+.2f%%); lowlat presented at %.2f fps without the %.1f ms it lost to %d re-anchors (%+.2f%%)\n",
+		       name, game, fps, game_err * 100, paced, lost_ms, reanchors, paced_err * 100
+		if (game_err > 0.03) { print "FAIL: the game thread ran faster than the cap"; exit 1 }
+		if (paced_err > 0.03 || paced_err < -0.03) { print "FAIL: presents off the cap even without the stalls"; exit 1 }
+		if (game_err < -0.03 && reanchors > 0) { print "slower than the cap after stalls"; exit 2 }
+		if (game_err < -0.03) { print "FAIL: the game thread ran slower than the cap without any stall"; exit 1 }
+	}'
+}
+
+# dxvk_after_run: what a test must do after each run of the program (dxvk_wine.sh waits for the
+# wineserver here); nothing by default.
+dxvk_after_run() { :; }
+
+# dxvk_test NAME APP COMMAND...: run COMMAND FRAMES 1 STARTS_FILE through lowlat under validation
+# (sync interval 1: V-Sync, the common game setting; DXVK asks for FIFO, which Xvfb does not
+# throttle) and check it (check_dxvk_run). With LOWLAT_FPS set, check the cap too (check_dxvk_cap):
+# a run slowed by stalls is repeated, up to 3 runs, each printed; if every run was, the test is
+# skipped with that reason, not passed.
+dxvk_test() {
+	local name=$1 app=$2 attempt=1 rc
+	shift 2
+	while :; do
+		rm -f "$e2e_tmp/$name.vvl" "$e2e_tmp/$name.starts"
+		run_validated "$name" "$@" "$dxvk_frames" 1 "$e2e_tmp/$name.starts"
+		dxvk_after_run
+		check_dxvk_run "$name" "$app"
+		[ -n "${LOWLAT_FPS:-}" ] || return 0
+		rc=0
+		check_dxvk_cap "$name" "$LOWLAT_FPS" || rc=$?
+		[ "$rc" = 0 ] && return 0
+		[ "$rc" = 2 ] || fail "$name: the cap did not hold"
+		[ "$attempt" -lt 3 ] ||
+			skip "the machine is overloaded: 3 runs each lost more than 3% to stalls (each held the cap without them)"
+		attempt=$((attempt + 1))
+		echo "$name: run $attempt of at most 3"
+	done
 }
