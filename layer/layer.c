@@ -8,6 +8,7 @@
 #include <string.h>
 #include <vulkan/vk_layer.h>
 
+#include "config.h"
 #include "hooks.h"
 #include "message.h"
 #include "objects.h"
@@ -86,6 +87,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 		goto fail_destroy;
 	}
 	LOWLAT_INFO("active in \"%s\" (engine \"%s\")", inst->app_name, inst->engine_name);
+	/* The first instance's application info names the game for DXVK/vkd3d, and its pNext may
+	 * carry VK_EXT_layer_settings; later instances find the config loaded. */
+	lowlat_config_global_init(info);
 	return VK_SUCCESS;
 
 fail_destroy:

@@ -19,7 +19,7 @@
  */
 #include "log.h"
 
-#include "objects.h" /* lowlat_present_mode_name */
+#include "objects.h" /* lowlat_vk_present_mode_name */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -186,7 +186,7 @@ static size_t format_row(char *out, const struct lowlat_log_record *r)
 		if (v == LOWLAT_LOG_UNKNOWN)
 			continue;
 		if (column_offset[i] == offsetof(struct lowlat_log_record, present_mode))
-			name = lowlat_present_mode_name(v);
+			name = lowlat_vk_present_mode_name(v);
 		else if (column_offset[i] == offsetof(struct lowlat_log_record, fallback))
 			name = fallback_name(v);
 		/* A value without a name (a newer present mode) is still written, as its number. */

@@ -133,7 +133,7 @@ void lowlat_load_device_dispatch(struct device_dispatch *vk, VkDevice device, PF
 #undef LOWLAT_LOAD
 }
 
-const char *lowlat_present_mode_name(int64_t mode)
+const char *lowlat_vk_present_mode_name(int64_t mode)
 {
 	/* On an integer: with headers older than FIFO_LATEST_READY its value is not in the enum. */
 	switch (mode) {

@@ -111,9 +111,9 @@ static inline struct lowlat_swapchain *lowlat_swapchain_of(struct lowlat_device 
 void *lowlat_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystemAllocationScope scope);
 void lowlat_free(const VkAllocationCallbacks *allocator, void *memory);
 
-/* "FIFO", "MAILBOX", ...: the present mode's name without its prefix, NULL for a mode lowlat does
- * not know. Takes an integer so log records (int64) and VkPresentModeKHR both fit. */
-const char *lowlat_present_mode_name(int64_t mode);
+/* "FIFO", "MAILBOX", ...: a VkPresentModeKHR's name without its prefix, NULL for a mode lowlat
+ * does not know. (lowlat_present_mode_name, lowlat_config.h, names the config's own setting.) Takes an integer so log records (int64) and VkPresentModeKHR both fit. */
+const char *lowlat_vk_present_mode_name(int64_t mode);
 
 /* Fill a dispatch table from the next layer's Get*ProcAddr. */
 void lowlat_load_instance_dispatch(struct instance_dispatch *vk, VkInstance instance,

@@ -20,7 +20,7 @@ static int64_t now_ns(void)
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
-	const char *name = lowlat_present_mode_name(mode);
+	const char *name = lowlat_vk_present_mode_name(mode);
 	return name ? name : "other";
 }
 

@@ -19,4 +19,36 @@
 #define VK_PRESENT_MODE_FIFO_LATEST_READY_KHR VK_PRESENT_MODE_FIFO_LATEST_READY_EXT
 #endif
 
+/* VK_EXT_layer_settings (extension 497): how an app or vkconfig passes settings to a layer, chained
+ * to VkInstanceCreateInfo; lowlat reads its own from it (config_settings.c). */
+#ifndef VK_EXT_layer_settings
+#define VK_EXT_layer_settings                            1
+#define VK_EXT_LAYER_SETTINGS_EXTENSION_NAME             "VK_EXT_layer_settings"
+#define VK_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT ((VkStructureType)1000496000)
+typedef enum VkLayerSettingTypeEXT {
+	VK_LAYER_SETTING_TYPE_BOOL32_EXT = 0,
+	VK_LAYER_SETTING_TYPE_INT32_EXT = 1,
+	VK_LAYER_SETTING_TYPE_INT64_EXT = 2,
+	VK_LAYER_SETTING_TYPE_UINT32_EXT = 3,
+	VK_LAYER_SETTING_TYPE_UINT64_EXT = 4,
+	VK_LAYER_SETTING_TYPE_FLOAT32_EXT = 5,
+	VK_LAYER_SETTING_TYPE_FLOAT64_EXT = 6,
+	VK_LAYER_SETTING_TYPE_STRING_EXT = 7,
+	VK_LAYER_SETTING_TYPE_MAX_ENUM_EXT = 0x7FFFFFFF
+} VkLayerSettingTypeEXT;
+typedef struct VkLayerSettingEXT {
+	const char *pLayerName;
+	const char *pSettingName;
+	VkLayerSettingTypeEXT type;
+	uint32_t valueCount;
+	const void *pValues;
+} VkLayerSettingEXT;
+typedef struct VkLayerSettingsCreateInfoEXT {
+	VkStructureType sType;
+	const void *pNext;
+	uint32_t settingCount;
+	const VkLayerSettingEXT *pSettings;
+} VkLayerSettingsCreateInfoEXT;
+#endif
+
 #endif

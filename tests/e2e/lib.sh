@@ -16,10 +16,15 @@ fail() {
 
 # Nothing from the caller's environment may decide what the layers do in a test.
 unset ENABLE_LOWLAT_LAYER DISABLE_LOWLAT_LAYER VK_INSTANCE_LAYERS VK_LOADER_LAYERS_ENABLE \
-	VK_LOADER_LAYERS_DISABLE LOWLAT_FPS LOWLAT_METHOD LOWLAT_CONFIG LOWLAT_VERBOSE LOWLAT_LOG LOWLAT_LOG_DIR
+	VK_LOADER_LAYERS_DISABLE LOWLAT_FPS LOWLAT_METHOD LOWLAT_CONFIG LOWLAT_VERBOSE \
+	LOWLAT_PRESENT_MODE LOWLAT_MAX_LATENCY_FRAMES LOWLAT_LOG LOWLAT_LOG_DIR LOWLAT_ENABLED \
+	SteamAppId SteamGameId
 
 e2e_tmp=$(mktemp -d)
 trap 'rm -rf "$e2e_tmp"' EXIT
+# Nor the machine's own config files: each test starts with an empty config directory.
+export XDG_CONFIG_HOME="$e2e_tmp/config"
+mkdir -p "$XDG_CONFIG_HOME/lowlat/games"
 
 # Loaders before 1.3.2xx (Debian 12 has 1.3.239) ignore VK_ADD_IMPLICIT_LAYER_PATH and read implicit
 # manifests only from the XDG directories. Present the build-tree manifest that way, which every

@@ -1,0 +1,194 @@
+/* lowlat.c — the `lowlat` command. `lowlat ctl` talks to a running game's control socket
+ * ($XDG_RUNTIME_DIR/lowlat/<game-key>-<pid>.sock, made by the layer):
+ *
+ *   lowlat ctl --list                     the games running with lowlat (key, pid, socket)
+ *   lowlat ctl [TARGET] COMMAND [ARG...]  send one command, print the reply
+ *
+ * TARGET is a pid, a game key or a socket path; it may be left out when one game runs. COMMAND
+ * is `status`, `reset` or a config key and its value (`fps 60`, `method early`). Exit status 0
+ * when the reply is "ok ...", 1 for an error reply, 2 when no game could be reached.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_GAMES 64
+
+struct game {
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char key[256];
+	long pid;
+};
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -1;
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/* The live sockets in the runtime directory; a socket nobody answers (its game was killed) is left
+ * out. */
+static int find_games(struct game *games, char *dir, size_t dir_size)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	if (!runtime || !*runtime)
+		return 0;
+	snprintf(dir, dir_size, "%s/lowlat", runtime);
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d)) && n < MAX_GAMES) {
+		size_t len = strlen(e->d_name);
+		char *dash, *end;
+		struct game *g = &games[n];
+		int fd;
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".sock"))
+			continue;
+		if (snprintf(g->path, sizeof(g->path), "%s/%s", dir, e->d_name) >= (int)sizeof(g->path))
+			continue;
+		snprintf(g->key, sizeof(g->key), "%.*s", (int)(len - 5), e->d_name);
+		if (!(dash = strrchr(g->key, '-')))
+			continue;
+		*dash = '\0';
+		g->pid = strtol(dash + 1, &end, 10);
+		if (*end || (fd = connect_to(g->path)) < 0)
+			continue;
+		close(fd);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static bool is_command(const char *word)
+{
+	static const char *const words[] = {"status", "reset",        "fps",
+	                                    "method", "present_mode", "max_latency_frames",
+	                                    "log",    "log_dir",      "enabled"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(word, words[i]))
+			return true;
+	return false;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: lowlat ctl --list\n"
+	                "       lowlat ctl [PID|GAME-KEY|SOCKET] status|reset|KEY VALUE\n");
+	return 2;
+}
+
+static int ctl(int argc, char **argv)
+{
+	struct game games[MAX_GAMES];
+	char dir[256], line[2048] = "", reply[4096];
+	const char *path = NULL, *target = NULL;
+	int n, fd, first = 0;
+	size_t len = 0;
+	ssize_t got;
+
+	if (argc == 1 && !strcmp(argv[0], "--list")) {
+		n = find_games(games, dir, sizeof(dir));
+		for (int i = 0; i < n; i++)
+			printf("%s\t%ld\t%s\n", games[i].key, games[i].pid, games[i].path);
+		return 0;
+	}
+	if (argc < 1)
+		return usage();
+	if (!is_command(argv[0])) {
+		target = argv[0];
+		first = 1;
+	}
+	if (first >= argc)
+		return usage();
+
+	if (target && strchr(target, '/')) {
+		path = target;
+	} else {
+		n = find_games(games, dir, sizeof(dir));
+		for (int i = 0; i < n; i++) {
+			bool pid_match = target && isdigit((unsigned char)target[0]) &&
+			                 strtol(target, NULL, 10) == games[i].pid;
+			if (!target || pid_match || !strcmp(target, games[i].key)) {
+				if (path) {
+					fprintf(stderr,
+					        "lowlat ctl: more than one game matches%s%s; name one by "
+					        "pid:\n",
+					        target ? " " : "", target ? target : "");
+					for (int j = 0; j < n; j++)
+						fprintf(stderr, "  %s\t%ld\n", games[j].key, games[j].pid);
+					return 2;
+				}
+				path = games[i].path;
+			}
+		}
+		if (!path) {
+			fprintf(stderr, "lowlat ctl: no running game with lowlat%s%s\n",
+			        target ? " matches " : "", target ? target : "");
+			return 2;
+		}
+	}
+
+	for (int i = first; i < argc; i++) {
+		int w = snprintf(line + len, sizeof(line) - len, "%s%s", i > first ? " " : "", argv[i]);
+		if (w < 0 || (size_t)w >= sizeof(line) - len - 1) {
+			fprintf(stderr, "lowlat ctl: command too long\n");
+			return 2;
+		}
+		len += (size_t)w;
+	}
+	line[len++] = '\n';
+
+	if ((fd = connect_to(path)) < 0) {
+		fprintf(stderr, "lowlat ctl: cannot connect to %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	if (write(fd, line, len) != (ssize_t)len) {
+		fprintf(stderr, "lowlat ctl: cannot send to %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 2;
+	}
+	shutdown(fd, SHUT_WR);
+	len = 0;
+	while (len < sizeof(reply) - 1 && (got = read(fd, reply + len, sizeof(reply) - 1 - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	reply[len] = '\0';
+	if (!len) {
+		fprintf(stderr, "lowlat ctl: no reply from %s\n", path);
+		return 2;
+	}
+	fputs(reply, stdout);
+	return strncmp(reply, "ok", 2) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "ctl"))
+		return ctl(argc - 2, argv + 2);
+	fprintf(stderr, "usage: lowlat ctl ...   (lowlat ctl with no arguments for help)\n");
+	return 2;
+}

@@ -1,0 +1,89 @@
+/* lowlat_config.h — the config format: its keys, their types, ranges and defaults, and the parser.
+ *
+ * A config is a JSON object; every key is optional. A source (built-in defaults, default.json, the
+ * game's file, VK_EXT_layer_settings, LOWLAT_* environment variables) applies only its valid keys
+ * over the values the sources below it left, so the precedence chain is the order of application.
+ * An invalid key is reported in one line and skipped; the rest of the source still applies.
+ *
+ * Nothing here reads files, the environment or the clock: the parser is a pure function of its
+ * arguments, so tests assert every message it can produce.
+ */
+#ifndef LOWLAT_CONFIG_PUBLIC_H
+#define LOWLAT_CONFIG_PUBLIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The keys, in the order they are documented. The JSON key and the VK_EXT_layer_settings name are
+ * the same; the environment variable is LOWLAT_ and the key in capitals. */
+enum lowlat_config_key {
+	LOWLAT_KEY_FPS,                /* number, frames per second; 0 = limiter off */
+	LOWLAT_KEY_METHOD,             /* "late" | "early" */
+	LOWLAT_KEY_PRESENT_MODE,       /* "auto" | "fifo" | "fifo_latest_ready" | "mailbox" | "immediate" */
+	LOWLAT_KEY_MAX_LATENCY_FRAMES, /* integer; 0 = leave the app's own */
+	LOWLAT_KEY_LOG,                /* bool */
+	LOWLAT_KEY_LOG_DIR,            /* string, absolute path; "" = the log module's default */
+	LOWLAT_KEY_ENABLED,            /* bool; false = lowlat passes everything through */
+	LOWLAT_KEY_COUNT
+};
+
+/* Where the limiter waits; the pacing core (layer/pace.h) defines what each means. "late" is the
+ * default because it samples input as late as the cap allows. */
+enum lowlat_method {
+	LOWLAT_METHOD_LATE,
+	LOWLAT_METHOD_EARLY,
+};
+
+enum lowlat_present_mode {
+	LOWLAT_PRESENT_MODE_AUTO, /* keep what the app asked for */
+	LOWLAT_PRESENT_MODE_FIFO,
+	LOWLAT_PRESENT_MODE_FIFO_LATEST_READY,
+	LOWLAT_PRESENT_MODE_MAILBOX,
+	LOWLAT_PRESENT_MODE_IMMEDIATE,
+};
+
+/* Range of `fps`: 0 (off) or 1..1000 frames per second. Below 1 fps a game is a slide show and the
+ * cap is almost certainly a typo; 1000 fps (a 1 ms frame) is above any display sold today. */
+#define LOWLAT_FPS_MIN 1.0    /* frames per second */
+#define LOWLAT_FPS_MAX 1000.0 /* frames per second */
+
+/* Range of `max_latency_frames`: 0 (leave) or 1..16 frames, the range DXGI's
+ * SetMaximumFrameLatency accepts (DXGI_MAX_SWAP_CHAIN_BUFFERS), which DXVK follows. */
+#define LOWLAT_MAX_LATENCY_FRAMES_MAX 16 /* frames */
+
+/* `log_dir` holds a path of at most this many bytes, terminating NUL included. */
+#define LOWLAT_CONFIG_PATH_MAX 1024 /* bytes */
+
+struct lowlat_config {
+	double fps; /* frames per second; 0 = off */
+	enum lowlat_method method;
+	enum lowlat_present_mode present_mode;
+	uint32_t max_latency_frames; /* frames; 0 = leave the app's own */
+	bool log;
+	char log_dir[LOWLAT_CONFIG_PATH_MAX]; /* "" = default */
+	bool enabled;
+};
+
+/* The built-in defaults: limiter off, late, auto, 0, no log, default log dir, enabled. */
+void lowlat_config_defaults(struct lowlat_config *cfg);
+
+/* Where messages go: one call per message, `text` without the `lowlat: ` prefix or a newline. The
+ * layer sends them to lowlat_msg(); tests collect them. A NULL sink (or NULL `line`) drops them. */
+struct lowlat_config_sink {
+	void (*line)(void *user, const char *text);
+	void *user;
+};
+
+/* Parse `json_text` (NUL-terminated) and apply its valid keys onto *inout. `filename` only names
+ * the source in messages. A syntax error names filename:line:column and ignores the whole file;
+ * an unknown key, a wrong type or an out-of-range value names the file, key and value and says
+ * which value is used instead. Returns false when the whole file was ignored. */
+bool lowlat_config_parse(const char *json_text, const char *filename, struct lowlat_config *inout,
+                         const struct lowlat_config_sink *sink);
+
+/* Names for messages and tools; NULL for an out-of-range argument. */
+const char *lowlat_config_key_name(enum lowlat_config_key key);
+const char *lowlat_method_name(enum lowlat_method method);
+const char *lowlat_present_mode_name(enum lowlat_present_mode mode);
+
+#endif

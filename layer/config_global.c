@@ -1,0 +1,139 @@
+/* config_global.c — the process's one config: loaded at the first vkCreateInstance from the real
+ * environment, /proc/self and the create info; checked for edits from the present path.
+ *
+ * Lock: config_lock guards `state`. It is a leaf lock (nothing else is taken under it, nothing is
+ * called down the Vulkan chain under it). The present path never waits for it: the reload check
+ * only try-locks, and a reader takes it only to copy a config that changed. The control socket's
+ * thread takes it for each command.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "vk_compat.h"
+
+#include "config.h"
+#include "control.h"
+#include "message.h"
+
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lowlat_config_state state;
+/* Mirrors of state.next_check_ns and the generation, read without the lock on every present. */
+static _Atomic int64_t next_check_ns = INT64_MAX;
+static _Atomic uint64_t generation;
+
+/* /proc/self/cmdline is read up to this much: the .exe is among the first arguments, and a game's
+ * command line is far shorter. */
+#define CMDLINE_MAX 16384 /* bytes */
+
+static const char *real_getenv(void *user, const char *name)
+{
+	(void)user;
+	return getenv(name);
+}
+
+static void to_stderr(void *user, const char *text)
+{
+	(void)user;
+	lowlat_msg("%s", text);
+}
+
+static const struct lowlat_config_sink sink = {to_stderr, NULL};
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static size_t read_cmdline(char *buf, size_t size)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	while (len < size && (got = read(fd, buf + len, size - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	return len;
+}
+
+void lowlat_config_global_init(const void *instance_create_info)
+{
+	const VkInstanceCreateInfo *info = instance_create_info;
+	const VkApplicationInfo *app = info ? info->pApplicationInfo : NULL;
+	static char cmdline[CMDLINE_MAX], exe[4096];
+	struct lowlat_process proc = {.env = {real_getenv, NULL}};
+	const struct lowlat_config_source settings = {lowlat_config_apply_layer_settings, info};
+	ssize_t n;
+
+	pthread_mutex_lock(&config_lock);
+	if (atomic_load(&generation)) {
+		pthread_mutex_unlock(&config_lock);
+		return;
+	}
+	proc.cmdline = cmdline;
+	proc.cmdline_size = read_cmdline(cmdline, sizeof(cmdline));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		proc.exe = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	}
+	if (app) {
+		proc.app_name = app->pApplicationName;
+		proc.engine_name = app->pEngineName;
+	}
+	lowlat_config_load(&state, &proc, &settings, monotonic_ns(), &sink);
+	atomic_store(&next_check_ns, state.next_check_ns);
+	atomic_store(&generation, 1);
+	pthread_mutex_unlock(&config_lock);
+	/* After the unlock: the socket's thread takes the lock for every command. */
+	lowlat_control_start(state.game.key);
+}
+
+void lowlat_config_global_tick(int64_t now_ns)
+{
+	/* Before load next_check_ns is INT64_MAX, so this returns at once. */
+	if (now_ns < atomic_load_explicit(&next_check_ns, memory_order_relaxed))
+		return;
+	/* Another thread is already looking: one look a second is all that is needed. */
+	if (pthread_mutex_trylock(&config_lock))
+		return;
+	if (lowlat_config_reload(&state, now_ns, &sink))
+		atomic_fetch_add(&generation, 1);
+	atomic_store(&next_check_ns, state.next_check_ns);
+	pthread_mutex_unlock(&config_lock);
+}
+
+uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out)
+{
+	uint64_t g = atomic_load(&generation);
+
+	if (g == seen)
+		return g;
+	pthread_mutex_lock(&config_lock);
+	g = atomic_load(&generation);
+	if (g)
+		*out = state.config;
+	else
+		lowlat_config_defaults(out);
+	pthread_mutex_unlock(&config_lock);
+	return g;
+}
+
+void lowlat_config_global_control(const char *line, char *reply, size_t size)
+{
+	pthread_mutex_lock(&config_lock);
+	if (!atomic_load(&generation))
+		snprintf(reply, size, "error: no config loaded yet");
+	else if (lowlat_config_control(&state, line, reply, size))
+		atomic_fetch_add(&generation, 1);
+	pthread_mutex_unlock(&config_lock);
+}
