@@ -31,6 +31,9 @@ frame_start_fps() {
 #  - the program drew all its frames and said so;
 #  - lowlat saw the instance DXVK made for the program, named as DXVK names it (APP: the
 #    executable's file name) with engine "DXVK" — the key a per-game setting will use;
+#  - lowlat's config took the game key from that name: `games/APP.json` is the program's file
+#    (under Wine, the .exe name, not Wine's loader and not Wine's own explorer.exe, whose
+#    instance lowlat sees too);
 #  - lowlat's summaries (one per Vulkan swapchain DXVK made) count every present the program made.
 check_dxvk_run() {
 	local name=$1 app=$2
@@ -40,6 +43,8 @@ check_dxvk_run() {
 		fail "$name: no summary line for $dxvk_frames frames from the program"
 	grep -qF "lowlat: active in \"$app\" (engine \"DXVK\")" "$out" ||
 		fail "$name: lowlat did not see app \"$app\" with engine \"DXVK\"; it saw: $(grep '^lowlat: active in' "$out" | tr '\n' ' ')"
+	grep -qF "lowlat: config: game \"$app\" from the DXVK/vkd3d application name;" "$out" ||
+		fail "$name: lowlat's game key is not \"$app\" from DXVK's application name; it said: $(grep '^lowlat: config: game' "$out" | tr '\n' ' ')"
 	[ "$(summary_presents "$out" | wc -l)" -ge 1 ] ||
 		fail "$name: lowlat printed no swapchain summary, so its hooks never ran"
 	presents=$(summary_presents "$out" | awk '{ n += $1 } END { print n + 0 }')

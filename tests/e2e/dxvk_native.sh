@@ -5,9 +5,10 @@
 #   dxvk_native.sh PROGRAM [FPS]      with FPS, run with LOWLAT_FPS=FPS and check the cap
 #
 # Asserts: a clean exit; validation silent; lowlat saw engine "DXVK" in "d3d11_frames" (DXVK-native
-# names the instance after the executable); lowlat's summaries count all the program's presents;
-# with FPS, the cap holds as dxvk_lib.sh's check_dxvk_cap defines it. Skips (77) where the program
-# could not be built (meson sets E2E_SKIP to the reason).
+# names the instance after the executable) and took its game key from that name; lowlat's
+# summaries count all the program's presents; with FPS, the cap holds as dxvk_lib.sh's
+# check_dxvk_cap defines it. Skips (77) where the program could not be built (meson sets E2E_SKIP
+# to the reason).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dxvk_lib.sh"
 

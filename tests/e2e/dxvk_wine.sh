@@ -7,8 +7,9 @@
 #   dxvk_wine.sh EXE [FPS]      with FPS, run with LOWLAT_FPS=FPS and check the cap
 #
 # Asserts: a clean exit; validation silent; lowlat saw engine "DXVK" in "LowlatTest.exe" (DXVK
-# names the instance after the .exe, as it will for every Proton game); lowlat's summaries count
-# all the program's presents; with FPS, the cap holds as dxvk_lib.sh's check_dxvk_cap defines it.
+# names the instance after the .exe, as it will for every Proton game) and took its game key
+# (games/LowlatTest.exe.json) from that name; lowlat's summaries count all the program's presents;
+# with FPS, the cap holds as dxvk_lib.sh's check_dxvk_cap defines it.
 # Skips (77) without Wine, DXVK for Wine or the .exe, and in sanitizer builds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dxvk_lib.sh"
