@@ -42,10 +42,13 @@ enum lowlat_present_mode {
 	LOWLAT_PRESENT_MODE_IMMEDIATE,
 };
 
-/* Range of `fps`: 0 (off) or 1..1000 frames per second. Below 1 fps a game is a slide show and the
- * cap is almost certainly a typo; 1000 fps (a 1 ms frame) is above any display sold today. */
-#define LOWLAT_FPS_MIN 1.0    /* frames per second */
-#define LOWLAT_FPS_MAX 1000.0 /* frames per second */
+/* Range of `fps`: 0 (off) or 1..10000 frames per second. Below 1 fps a frame would wait longer
+ * than lowlat's 1 s limit on any single wait (which keeps a hung game quittable), so the cap could
+ * not be held. Above 10000 fps the interval (100 us) is the size of a sleep's own wake-up error and
+ * of a present call, so a cap means nothing; no display refreshes that fast, and such a value is a
+ * typo (1e9, an extra digit). */
+#define LOWLAT_FPS_MIN 1.0     /* frames per second */
+#define LOWLAT_FPS_MAX 10000.0 /* frames per second */
 
 /* Range of `max_latency_frames`: 0 (leave) or 1..16 frames, the range DXGI's
  * SetMaximumFrameLatency accepts (DXGI_MAX_SWAP_CHAIN_BUFFERS), which DXVK follows. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "number.h"
 
 struct key_info {
 	const char *name; /* JSON key and layer-setting name */
@@ -196,7 +197,7 @@ bool lowlat_config_set(const struct lowlat_config_origin *o, enum lowlat_config_
 			return reject(o, key, v, cfg, "is not a number");
 		/* !(a || b) rather than a range test on its own so NaN and infinities fail too. */
 		if (!(v->number == 0 || (v->number >= LOWLAT_FPS_MIN && v->number <= LOWLAT_FPS_MAX)))
-			return reject(o, key, v, cfg, "is out of range (0 = off, or 1 to 1000)");
+			return reject(o, key, v, cfg, "is out of range (0 = off, or 1 to 10000)");
 		cfg->fps = v->number;
 		break;
 	case LOWLAT_KEY_METHOD:
@@ -267,7 +268,7 @@ void lowlat_config_value_from_text(enum lowlat_config_key key, const char *text,
 		double d;
 
 		errno = 0;
-		d = strtod(text, &end);
+		d = lowlat_strtod_c(text, &end);
 		/* The whole text must be the number: "60fps" is a typo to report, not 60. */
 		if (end != text && !*end && errno != ERANGE) {
 			out->type = LOWLAT_VALUE_NUMBER;

@@ -237,6 +237,10 @@ void lowlat_config_global_tick(int64_t now_ns);
  * seen = 0 and *out = lowlat_config_defaults(), which is what it keeps until the config is loaded. */
 uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out);
 
+/* The game key the config matched ("" when none), for names such as log files. Fixed once the first
+ * instance exists. */
+const char *lowlat_config_global_game_key(void);
+
 /* Execute a control command (lowlat_config_control) on the process's config, under its lock;
  * bumps the generation when the config changed. Called by the control socket's thread. */
 void lowlat_config_global_control(const char *line, char *reply, size_t size);

@@ -6,6 +6,7 @@
  * only try-locks, and a reader takes it only to copy a config that changed. The control socket's
  * thread takes it for each command.
  */
+#include "vk_compat.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "vk_compat.h"
 
 #include "config.h"
 #include "control.h"
@@ -126,6 +126,13 @@ uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out)
 		lowlat_config_defaults(out);
 	pthread_mutex_unlock(&config_lock);
 	return g;
+}
+
+const char *lowlat_config_global_game_key(void)
+{
+	/* Written once by the first lowlat_config_global_init, before any swapchain can exist, and
+	 * never again: callers read it without the lock. */
+	return state.game.key;
 }
 
 void lowlat_config_global_control(const char *line, char *reply, size_t size)

@@ -5,6 +5,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "pace.h"
+
 /* layer.c: loader plumbing. */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance instance, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice device, const char *name);

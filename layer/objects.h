@@ -20,7 +20,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "dispatch.h"
+#include "lowlat_config.h"
+#include "pace.h"
+
+struct lowlat_log; /* log.h */
 
 /* A small map from a 64-bit key to a pointer. A game has a handful of instances, devices and
  * swapchains, so a linear scan of a dense array beats hashing and keeps the code obvious. */
@@ -84,6 +89,21 @@ struct lowlat_swapchain {
 	uint64_t presents;
 	uint64_t present_errors;
 	int64_t first_present_ns, last_present_ns;
+
+	/* Pacing state, used only by the thread presenting to this swapchain (externally synchronised
+	 * like the counters above), never shared between swapchains: two swapchains of one device may
+	 * present from two threads at once. `config` is this swapchain's copy of the process's
+	 * settings, refreshed at its presents when config_generation falls behind (config.h). */
+	struct lowlat_pacer pacer;
+	struct lowlat_sleeper sleeper;
+	struct lowlat_config config;
+	uint64_t config_generation;
+
+	/* The present log (log.c), NULL when logging is off; frame_start_ns is when the app got
+	 * control back from its previous present, the start of the frame being presented. */
+	struct lowlat_log *log;
+	int64_t frame_start_ns;
+	int64_t target_ns; /* this present's pacing deadline, LOWLAT_LOG_UNKNOWN when not paced */
 };
 
 /* Global maps keyed by dispatch key. */
@@ -112,7 +132,8 @@ void *lowlat_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystem
 void lowlat_free(const VkAllocationCallbacks *allocator, void *memory);
 
 /* "FIFO", "MAILBOX", ...: a VkPresentModeKHR's name without its prefix, NULL for a mode lowlat
- * does not know. (lowlat_present_mode_name, lowlat_config.h, names the config's own setting.) Takes an integer so log records (int64) and VkPresentModeKHR both fit. */
+ * does not know. (lowlat_present_mode_name, lowlat_config.h, names the config's own setting.) Takes an
+ * integer so log records (int64) and VkPresentModeKHR both fit. */
 const char *lowlat_vk_present_mode_name(int64_t mode);
 
 /* Fill a dispatch table from the next layer's Get*ProcAddr. */

@@ -2,21 +2,30 @@
  *
  * Owns struct lowlat_swapchain: created after the driver creates the swapchain, destroyed before
  * the driver destroys it. The present hook is where pacing happens; the pacing decision itself
- * lives in pace.c and knows nothing of Vulkan.
+ * lives in pace.c and knows nothing of Vulkan, the waiting in timing.c.
+ *
+ * Pacing: each swapchain has its own pacer and sleeper. One vkQueuePresentKHR call waits once,
+ * until the latest deadline among its swapchains: their images are handed down together, so the
+ * call cannot honour one swapchain's cap without holding the others too, and waiting for the
+ * latest keeps every one of them at or under its cap. Late: the frame is handed down first and the call
+ * returns at the deadline, so the app starts its next frame, and samples input, as late as the cap allows.
+ * Early: the wait comes first and the frame is handed down at the deadline. No lock of ours is held while
+ * waiting or calling down: swapchain lookups take the device map's lock only for the lookup.
+ *
+ * Settings come from the config module (config.h): each swapchain keeps a copy and refreshes it at
+ * its presents when the process's config changed (a file reload, `lowlat ctl`). The present log
+ * (log.c) gets one record per present when the config turns it on.
  */
 #include <inttypes.h>
-#include <time.h>
+#include <stdio.h>
 
+#include "clock.h"
+#include "config.h"
 #include "hooks.h"
+#include "log.h"
 #include "message.h"
 #include "objects.h"
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "pace.h"
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
@@ -34,11 +43,33 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	double seconds = (double)(sc->last_present_ns - sc->first_present_ns) * 1e-9;
 	/* n presents span n-1 intervals. */
 	double fps = sc->presents > 1 && seconds > 0 ? (double)(sc->presents - 1) / seconds : 0;
+	char limiter[128] = "limiter off";
 
-	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.2f s (%.1f fps), %" PRIu64
-	            " failed; limiter off",
+	if (sc->pacer.mfps)
+		snprintf(limiter, sizeof(limiter),
+		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost)",
+		         lowlat_method_name(sc->config.method), (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS,
+		         sc->pacer.reanchors, (double)sc->pacer.lost_ns * 1e-6);
+	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
+	            " failed; %s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
-	            sc->presents, seconds, fps, sc->present_errors);
+	            sc->presents, seconds, fps, sc->present_errors, limiter);
+	if (sc->pacer.mfps)
+		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
+		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
+}
+
+/* Brings the swapchain's copy of the settings, and its pacer, up to the process's config. Called on
+ * the thread presenting to it, which alone uses its pacer; costs an atomic load when nothing
+ * changed. */
+static void swapchain_refresh(struct lowlat_swapchain *sc)
+{
+	uint64_t generation = lowlat_config_global_get(sc->config_generation, &sc->config);
+
+	if (generation == sc->config_generation)
+		return;
+	sc->config_generation = generation;
+	lowlat_pacer_set_mfps(&sc->pacer, sc->config.enabled ? lowlat_fps_to_mfps(sc->config.fps) : 0);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
@@ -68,12 +99,21 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	sc->present_mode = info->presentMode;
 	if (dev->vk.GetSwapchainImagesKHR(device, *out, &sc->image_count, NULL) != VK_SUCCESS)
 		sc->image_count = info->minImageCount;
+	lowlat_pacer_init(&sc->pacer);
+	lowlat_sleeper_init(&sc->sleeper);
+	lowlat_config_defaults(&sc->config);
+	swapchain_refresh(sc);
+	sc->frame_start_ns = sc->target_ns = LOWLAT_LOG_UNKNOWN;
 
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)*out, sc)) {
 		LOWLAT_WARN_ONCE("out of memory tracking a swapchain; its presents pass through");
 		lowlat_free(device_allocator(dev), sc);
 		return VK_SUCCESS;
 	}
+	/* After the insert, which cannot fail past here: nothing else sees sc until we return. */
+	if (sc->config.log)
+		sc->log = lowlat_log_open(&(struct lowlat_log_params){
+		        .dir = sc->config.log_dir, .game_key = lowlat_config_global_game_key()});
 	LOWLAT_DEBUG("swapchain created: %ux%u %s, %u images", sc->extent.width, sc->extent.height,
 	             present_mode_name(sc->present_mode), sc->image_count);
 	return VK_SUCCESS;
@@ -82,6 +122,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain *sc)
 {
 	swapchain_summary(sc);
+	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
 }
 
@@ -130,25 +171,146 @@ static bool present_failed(VkResult result)
 	return result < 0;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
+/* Brings the swapchain's pacer to the current setting (on the presenting thread, which owns it)
+ * and returns its deadline for this frame. */
+/* The swapchain's deadline for this frame, its settings brought up to date first. */
+static int64_t swapchain_deadline(struct lowlat_swapchain *sc, int64_t now_ns)
 {
-	struct lowlat_device *dev = lowlat_device_of(queue);
-	VkResult result = dev->vk.QueuePresentKHR(queue, info);
-	int64_t t = now_ns();
+	uint64_t reanchors = sc->pacer.reanchors;
+	int64_t deadline;
 
+	swapchain_refresh(sc);
+	deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns);
+	if (sc->pacer.reanchors != reanchors)
+		LOWLAT_DEBUG("frame %" PRIu64 " was %.2f ms behind its deadline: pacing restarts from it",
+		             sc->presents, (double)sc->pacer.behind_ns * 1e-6);
+	sc->target_ns = sc->pacer.mfps ? deadline : LOWLAT_LOG_UNKNOWN;
+	return deadline;
+}
+
+static void count_present(struct lowlat_swapchain *sc, VkResult r, int64_t t_ns)
+{
+	if (present_failed(r)) {
+		sc->present_errors++;
+		return;
+	}
+	if (!sc->presents++)
+		sc->first_present_ns = t_ns;
+	sc->last_present_ns = t_ns;
+}
+
+/* The one wait of a present call: until the latest deadline of its swapchains, with the sleeper
+ * (adaptive tail state) of the swapchain that set it. */
+struct present_wait {
+	int64_t deadline_ns;
+	struct lowlat_swapchain *sc;
+};
+
+static void wait_consider(struct present_wait *w, struct lowlat_swapchain *sc, int64_t deadline_ns)
+{
+	if (!w->sc || deadline_ns > w->deadline_ns) {
+		w->deadline_ns = deadline_ns;
+		w->sc = sc;
+	}
+}
+
+static void wait_do(const struct present_wait *w)
+{
+	if (w->sc) {
+		struct lowlat_clock clock = lowlat_system_clock(&w->sc->sleeper);
+		clock.sleep_until_ns(clock.ctx, w->deadline_ns);
+	}
+}
+
+/* Counts the call for the summary line, timestamped when our wait ended (t_ns): in late mode when
+ * the app gets control back, in early mode when the frame is handed to the driver. Either way the
+ * cadence the method shapes, and the same instants the pacer's grid and its time lost refer to. */
+static void count_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result,
+                           int64_t t_ns)
+{
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-		VkResult r = info->pResults ? info->pResults[i] : result;
+		if (sc)
+			count_present(sc, info->pResults ? info->pResults[i] : result, t_ns);
+	}
+}
+
+/* When a present call's steps happened, for the log. */
+struct present_times {
+	int64_t entry_ns, wait_begin_ns, wait_end_ns, driver_ns, return_ns;
+};
+
+/* One log record per swapchain of the call (log.c copies it into a ring: no I/O here), and the
+ * start of each swapchain's next frame: when this call returns to the app. */
+static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info,
+                         const struct present_times *t)
+{
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_log_record rec;
 
 		if (!sc)
 			continue;
-		if (present_failed(r)) {
-			sc->present_errors++;
-			continue;
+		if (sc->log) {
+			lowlat_log_record_init(&rec);
+			rec.frame_start_ns = sc->frame_start_ns;
+			rec.present_ns = t->entry_ns;
+			rec.wait_begin_ns = t->wait_begin_ns;
+			rec.wait_end_ns = t->wait_end_ns;
+			rec.driver_ns = t->driver_ns;
+			rec.target_ns = sc->target_ns;
+			rec.present_mode = sc->present_mode;
+			rec.fallback = sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_CPU : LOWLAT_LOG_FALLBACK_OFF;
+			lowlat_log_present(sc->log, &rec);
 		}
-		if (!sc->presents++)
-			sc->first_present_ns = t;
-		sc->last_present_ns = t;
+		sc->target_ns = LOWLAT_LOG_UNKNOWN;
+		sc->frame_start_ns = t->return_ns;
 	}
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
+{
+	struct lowlat_device *dev = lowlat_device_of(queue);
+	struct lowlat_swapchain *first = NULL;
+	struct present_wait wait = {0};
+	struct present_times t = {.entry_ns = lowlat_now_ns()};
+	VkResult result;
+
+	lowlat_config_global_tick(t.entry_ns);
+	/* The call's method is its first tracked swapchain's. Every swapchain follows the one process
+	 * config, so they differ only for the one present at which a change reaches them. */
+	for (uint32_t i = 0; i < info->swapchainCount && !first; i++)
+		if ((first = lowlat_swapchain_of(dev, info->pSwapchains[i])))
+			swapchain_refresh(first);
+
+	if (first && first->config.method == LOWLAT_METHOD_EARLY) {
+		t.wait_begin_ns = t.entry_ns;
+		for (uint32_t i = 0; i < info->swapchainCount; i++) {
+			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+			if (sc)
+				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
+		}
+		wait_do(&wait);
+		t.wait_end_ns = lowlat_now_ns();
+		result = dev->vk.QueuePresentKHR(queue, info);
+		t.driver_ns = t.return_ns = lowlat_now_ns();
+		count_presents(dev, info, result, t.wait_end_ns);
+	} else {
+		result = dev->vk.QueuePresentKHR(queue, info);
+		t.driver_ns = t.wait_begin_ns = lowlat_now_ns();
+		for (uint32_t i = 0; i < info->swapchainCount; i++) {
+			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+			VkResult r = info->pResults ? info->pResults[i] : result;
+
+			/* A frame that was not shown (out of date, surface lost) is not paced: the app is
+			 * about to recreate the swapchain or quit, and a wait would only delay that. */
+			if (sc && !present_failed(r))
+				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
+		}
+		wait_do(&wait);
+		t.wait_end_ns = t.return_ns = lowlat_now_ns();
+		count_presents(dev, info, result, t.wait_end_ns);
+	}
+	log_presents(dev, info, &t);
 	return result;
 }

@@ -3,10 +3,12 @@
 # then tools/lowlat-stats on the file must agree with what the test and lowlat's own summary line
 # know: one log, one row per present, nothing dropped, a clean close, and the same frame rate.
 #
-#   log_stats.sh [FPS]    with FPS, run capped (LOWLAT_FPS=FPS) and check the log's mean fps is
-#                         within 5% of the cap as well
+#   log_stats.sh [FPS]    with FPS, run capped (LOWLAT_FPS=FPS): the log must show the cap as its
+#                         target and a mean no faster than the cap. (Whether the cap is *held* is
+#                         vkcube-60fps-*'s question, which knows how to tell a busy machine's
+#                         stalls from a failure; here they would only make the test flaky.)
 #
-# Needs the log wired into the present path (layer/present.c); see README "Logs and tools".
+# The layer writes the log from its present path (layer/present.c, layer/log.c).
 . "$(dirname "$0")/lib.sh"
 tools=$(cd "$(dirname "$0")/../../tools" && pwd)
 
@@ -54,8 +56,12 @@ if not frames <= s["frames"] <= frames + 5:
 # the log's is from present_ns. 5% covers that on a busy machine.
 if not s["mean_fps"] or abs(s["mean_fps"] - summary_fps) > 0.05 * summary_fps:
     problems.append(f"mean fps {s['mean_fps']} where lowlat's summary says {summary_fps}")
-if cap and abs(s["mean_fps"] - cap) > 0.05 * cap:
-    problems.append(f"mean fps {s['mean_fps']:.2f} under a cap of {cap}")
+# Capped, every paced row has its target, so the wait's release error is known; uncapped, none.
+pacing = (s.get("pacing_error_us") or {}).get("p50")
+if bool(cap) != (pacing is not None):
+    problems.append(f"pacing error p50 {pacing} with cap {cap}: the target column is wrong")
+if cap and s["mean_fps"] > cap * 1.005:
+    problems.append(f"mean fps {s['mean_fps']:.2f} above the cap of {cap}")
 for p in problems:
     print("log_stats:", p, file=sys.stderr)
 sys.exit(1 if problems else 0)

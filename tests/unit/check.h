@@ -1,8 +1,11 @@
-/* check.h — the unit tests' harness: CHECK* record a failure with its line and carry on, so one run
- * lists every broken expectation; RUN() runs a test function and main() returns the verdict. */
+/* check.h — the unit tests' harness, the smallest that says what failed: each CHECK prints
+ * file:line and the expression (with both values for the _EQ and _STR forms), counts the failure and
+ * carries on, so one run lists every broken expectation. RUN() runs a test function and prints its
+ * verdict; main returns check_result(). */
 #ifndef LOWLAT_CHECK_H
 #define LOWLAT_CHECK_H
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,8 +15,19 @@ static int check_failures, check_count;
 	do {                                                                                                 \
 		check_count++;                                                                               \
 		if (!(cond)) {                                                                               \
-			check_failures++;                                                                    \
 			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);             \
+			check_failures++;                                                                    \
+		}                                                                                            \
+	} while (0)
+
+#define CHECK_EQ_I64(a, b)                                                                                   \
+	do {                                                                                                 \
+		int64_t a_ = (a), b_ = (b);                                                                  \
+		check_count++;                                                                               \
+		if (a_ != b_) {                                                                              \
+			fprintf(stderr, "%s:%d: %s == %s failed: %" PRId64 " != %" PRId64 "\n", __FILE__,    \
+			        __LINE__, #a, #b, a_, b_);                                                   \
+			check_failures++;                                                                    \
 		}                                                                                            \
 	} while (0)
 
@@ -21,10 +35,10 @@ static int check_failures, check_count;
 	do {                                                                                                 \
 		const char *got_ = (got), *want_ = (want);                                                   \
 		check_count++;                                                                               \
-		if (!got_ || strcmp(got_, want_)) {                                                          \
-			check_failures++;                                                                    \
+		if (!got_ || !want_ || strcmp(got_, want_)) {                                                \
 			fprintf(stderr, "%s:%d: %s\n  got:  %s\n  want: %s\n", __FILE__, __LINE__, #got,     \
-			        got_ ? got_ : "(null)", want_);                                              \
+			        got_ ? got_ : "(null)", want_ ? want_ : "(null)");                           \
+			check_failures++;                                                                    \
 		}                                                                                            \
 	} while (0)
 
@@ -35,6 +49,11 @@ static int check_failures, check_count;
 		printf("%s %s\n", check_failures == before_ ? "ok  " : "FAIL", #test);                       \
 	} while (0)
 
-#define CHECK_DONE() (printf("%d checks, %d failed\n", check_count, check_failures), check_failures ? 1 : 0)
+/* The exit status: 0 when every check held. */
+static inline int check_result(void)
+{
+	printf("%d checks, %d failed\n", check_count, check_failures);
+	return check_failures ? 1 : 0;
+}
 
 #endif

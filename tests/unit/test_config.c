@@ -88,11 +88,11 @@ static void test_invalid_values(void)
 	lowlat_config_defaults(&c);
 	c.fps = 60;
 	CHECK_STR(parse("{\"fps\": -1}", &c),
-	          "f.json: \"fps\": -1 is out of range (0 = off, or 1 to 1000); using 60");
+	          "f.json: \"fps\": -1 is out of range (0 = off, or 1 to 10000); using 60");
 	CHECK_STR(parse("{\"fps\": 0.5}", &c),
-	          "f.json: \"fps\": 0.5 is out of range (0 = off, or 1 to 1000); using 60");
-	CHECK_STR(parse("{\"fps\": 1000.5}", &c),
-	          "f.json: \"fps\": 1000.5 is out of range (0 = off, or 1 to 1000); using 60");
+	          "f.json: \"fps\": 0.5 is out of range (0 = off, or 1 to 10000); using 60");
+	CHECK_STR(parse("{\"fps\": 10000.5}", &c),
+	          "f.json: \"fps\": 10000.5 is out of range (0 = off, or 1 to 10000); using 60");
 	CHECK_STR(parse("{\"fps\": null}", &c), "f.json: \"fps\": null is not a number; using 60");
 	CHECK_STR(parse("{\"fps\": [60]}", &c), "f.json: \"fps\": [60] is not a number; using 60");
 	CHECK_STR(parse("{\"fps\": true}", &c), "f.json: \"fps\": true is not a number; using 60");
@@ -260,7 +260,7 @@ static void test_env(void)
 	CHECK(c.fps == 90 && c.method == LOWLAT_METHOD_LATE);
 	const char *inf[] = {"LOWLAT_FPS", "inf", "LOWLAT_PRESENT_MODE", "FIFO", NULL};
 	CHECK_STR(apply_env(inf, &c),
-	          "LOWLAT_FPS=inf is out of range (0 = off, or 1 to 1000); using 90\n"
+	          "LOWLAT_FPS=inf is out of range (0 = off, or 1 to 10000); using 90\n"
 	          "LOWLAT_PRESENT_MODE=FIFO is not \"auto\", \"fifo\", \"fifo_latest_ready\", \"mailbox\" or "
 	          "\"immediate\"; using auto");
 }
@@ -283,7 +283,7 @@ static void test_precedence(void)
 
 	/* A bad value higher up keeps the value from below, and says which. */
 	CHECK_STR(parse("{\"fps\": -3}", &c),
-	          "f.json: \"fps\": -3 is out of range (0 = off, or 1 to 1000); using 141");
+	          "f.json: \"fps\": -3 is out of range (0 = off, or 1 to 10000); using 141");
 
 	/* apply_mask copies exactly the keys a source set. */
 	struct lowlat_config src, dst;
@@ -318,5 +318,5 @@ int main(void)
 	RUN(test_env);
 	RUN(test_precedence);
 	RUN(test_names);
-	return CHECK_DONE();
+	return check_result();
 }

@@ -110,5 +110,5 @@ int main(int argc, char **argv)
 	check_schema(argv[1]);
 	for (int i = 2; i < argc; i++)
 		check_example(argv[i]);
-	return CHECK_DONE();
+	return check_result();
 }

@@ -209,7 +209,7 @@ static void test_reload(void)
 	set_mtime(game_path, 2002);
 	CHECK(reload(&st, 8 * SECOND_NS));
 	snprintf(want, sizeof(want),
-	         "%s: \"fps\": -1 is out of range (0 = off, or 1 to 1000); using 60\n"
+	         "%s: \"fps\": -1 is out of range (0 = off, or 1 to 10000); using 60\n"
 	         "config: reloaded %s; fps 60, method early, present_mode auto, max_latency_frames 0, log "
 	         "false, "
 	         "log_dir default, enabled true",
@@ -303,5 +303,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
-	return CHECK_DONE();
+	return check_result();
 }

@@ -157,5 +157,5 @@ int main(void)
 	RUN(test_cmdline);
 	RUN(test_executable_and_app_name);
 	RUN(test_sanitize);
-	return CHECK_DONE();
+	return check_result();
 }

@@ -68,5 +68,5 @@ int main(void)
 	rmdir(path);
 	rmdir(dir);
 	printf("%s test_global\n", check_failures ? "FAIL" : "ok  ");
-	return CHECK_DONE();
+	return check_result();
 }

@@ -219,5 +219,5 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/lowlat", runtime);
 	rmdir(path);
 	rmdir(runtime);
-	return CHECK_DONE();
+	return check_result();
 }

@@ -1,0 +1,118 @@
+/* pace.c — the pacing core and the parsing of its settings; see pace.h. No Vulkan, no clock. */
+#include "pace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Nanoseconds per second times millihertz per hertz: interval_ns = NS_MFPS / mfps. */
+#define NS_MFPS 1000000000000ll /* 1e9 ns/s * 1000 mHz/Hz */
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+void lowlat_pacer_init(struct lowlat_pacer *p)
+{
+	*p = (struct lowlat_pacer){0};
+}
+
+/* Offset of grid point n from the anchor, floor(n * interval). Overflow-free: n < den <= 1e7 (mfps
+ * <= 10000 fps * 1000) and whole_ns <= 1e9 (>= 1 fps), so both products stay below 1e17. */
+static int64_t offset_ns(const struct lowlat_pacer *p, int64_t n)
+{
+	return n * p->whole_ns + n * p->rem_ns / p->den;
+}
+
+static void advance(struct lowlat_pacer *p)
+{
+	if (++p->n == p->den) {
+		/* den intervals are exactly den * whole + rem ns: move the anchor there, losing nothing. */
+		p->anchor_ns += offset_ns(p, p->den);
+		p->n = 0;
+	}
+}
+
+/* Grid point 0 at t; the next deadline is one interval later. */
+static void anchor_at(struct lowlat_pacer *p, int64_t t_ns)
+{
+	p->anchored = true;
+	p->anchor_ns = t_ns;
+	p->n = 0;
+	advance(p);
+}
+
+void lowlat_pacer_set_mfps(struct lowlat_pacer *p, uint32_t mfps)
+{
+	int64_t g;
+
+	if (mfps > (uint32_t)(LOWLAT_FPS_MAX * LOWLAT_MFPS_PER_FPS))
+		mfps = (uint32_t)(LOWLAT_FPS_MAX * LOWLAT_MFPS_PER_FPS);
+	if (mfps && mfps < (uint32_t)(LOWLAT_FPS_MIN * LOWLAT_MFPS_PER_FPS))
+		mfps = (uint32_t)(LOWLAT_FPS_MIN * LOWLAT_MFPS_PER_FPS);
+	/* The same cap again keeps the grid. */
+	if (mfps == p->mfps)
+		return;
+	p->mfps = mfps;
+	p->anchored = false;
+	if (!mfps)
+		return;
+	g = gcd(NS_MFPS, mfps);
+	p->den = mfps / g;
+	p->whole_ns = NS_MFPS / g / p->den;
+	p->rem_ns = NS_MFPS / g % p->den;
+	/* Continue from the last frame's deadline so the change takes effect on the very next frame. */
+	if (p->have_last)
+		anchor_at(p, p->last_deadline_ns);
+}
+
+int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
+{
+	int64_t target;
+
+	if (!p->mfps || !p->anchored) {
+		if (p->mfps)
+			anchor_at(p, now_ns);
+		target = now_ns;
+	} else {
+		target = p->anchor_ns + offset_ns(p, p->n);
+		if (now_ns - target > p->whole_ns) {
+			/* More than a whole interval behind: catching up would mean a burst of unpaced
+			 * frames. Start a fresh grid at this frame instead. */
+			p->reanchors++;
+			p->behind_ns = now_ns - target;
+			p->lost_ns += p->behind_ns;
+			anchor_at(p, now_ns);
+			target = now_ns;
+		} else if (target - now_ns > p->whole_ns + 1) {
+			/* Further ahead than one interval can only mean the caller's timeline went backwards;
+			 * never make anyone wait longer than a frame for it. */
+			anchor_at(p, now_ns);
+			target = now_ns;
+		} else {
+			advance(p);
+		}
+	}
+	p->have_last = true;
+	p->last_deadline_ns = target;
+	return target;
+}
+
+uint32_t lowlat_fps_to_mfps(double fps)
+{
+	/* The config module has refused anything outside 0 and LOWLAT_FPS_MIN..MAX; clamp anyway, so
+	 * no caller can hand the pacer a cap it cannot hold. NaN compares false and becomes off. */
+	if (!(fps > 0))
+		return 0;
+	if (fps < LOWLAT_FPS_MIN)
+		fps = LOWLAT_FPS_MIN;
+	if (fps > LOWLAT_FPS_MAX)
+		fps = LOWLAT_FPS_MAX;
+	return (uint32_t)(fps * LOWLAT_MFPS_PER_FPS + 0.5);
+}

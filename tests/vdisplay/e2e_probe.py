@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""e2e_probe.py — runs a vd_probe scenario through the virtual display (validation above it, a
+headless surface below) and checks what the probe saw against the truth log.
+
+  e2e_probe.py --probe PATH --manifest-dir DIR --scenario present-wait|present-wait2|modes|acquire
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vdlog  # noqa: E402
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+STAGE_QUEUE_OPS_END, STAGE_DEQUEUED, STAGE_PIXEL_OUT, STAGE_PIXEL_VISIBLE = 1, 2, 4, 8
+
+
+def check_timing(out, rows):
+    m = re.search(r"probe: refreshDuration=(\d+) refreshInterval=(\d+) domain=(\d+)", out)
+    rate = rows[0]["rate_mhz"] if rows else 60000
+    period = 10**12 / rate
+    if not m or abs(int(m.group(1)) - period) > 1 or m.group(1) != m.group(2):
+        fail(f"swapchain timing properties wrong for {rate} mHz: {m and m.groups()}")
+    if m and m.group(3) != "1":  # VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR
+        fail("time domain is not CLOCK_MONOTONIC")
+    if "refused 1 of 5" not in out:
+        fail("the fifth present asking for stage times was not refused with QUEUE_FULL")
+    shown = {r["present_id"]: r for r in rows if r["event"] == "shown"}
+    stages = {}
+    for pid, stage, t in re.findall(r"probe: timing id=(\d+) stage=(\d+) time=(\d+) complete=1", out):
+        stages.setdefault(int(pid), {})[int(stage)] = int(t)
+    for pid, st in sorted(stages.items()):
+        r = shown.get(pid)
+        if not r:
+            fail(f"timing result for id {pid}, which the display never showed")
+            continue
+        want = {STAGE_QUEUE_OPS_END: r["ready_ns"], STAGE_DEQUEUED: r["time_ns"], STAGE_PIXEL_OUT: r["time_ns"],
+                STAGE_PIXEL_VISIBLE: r["time_ns"]}
+        if st != want:
+            fail(f"id {pid}: stage times {st}, truth log says {want}")
+    print(f"timing results for ids {sorted(stages)} match the truth log")
+    # Targets: the refresh each must latch on, from the spec's rules.
+    def start(k):
+        return k * 10**12 // rate
+    last = None
+    for pid, t, flags in re.findall(r"probe: target id=(\d+) time=(\d+) flags=(\d+)", out):
+        pid, t, flags = int(pid), int(t), int(flags)
+        r = shown.get(pid)
+        if not r:
+            fail(f"targeted present {pid} never shown")
+            continue
+        if flags & 1:  # relative to the previous first pixel
+            t = last["time_ns"] + t
+        k = (t * rate) // 10**12
+        while start(k) < t:
+            k += 1
+        if flags & 2:  # nearest: the vblank before, when the target is in the first half of its cycle
+            prev = k - 1 if start(k) != t else k
+            if 2 * (t - start(prev)) < period:
+                k = prev
+        if r["refresh"] != k:
+            fail(f"targeted present {pid} (flags {flags}) shown on refresh {r['refresh']}, spec says {k}")
+        else:
+            print(f"targeted present {pid} (flags {flags}) shown on refresh {k} as the spec says")
+        if not (flags & 1) and r["target_ns"] != t:
+            fail(f"truth log target {r['target_ns']} != {t}")
+        last = r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--probe", required=True)
+    ap.add_argument("--manifest-dir", required=True)
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--frames", default="60")
+    ap.add_argument("--hz", default="60")
+    ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="vdprobe-")
+    log = os.path.join(tmp, "truth.csv")
+    vlog = os.path.join(tmp, "validation.txt")
+    env = dict(os.environ)
+    env.update({
+        "VK_ADD_LAYER_PATH": args.manifest_dir,
+        "VK_INSTANCE_LAYERS": ("" if args.no_validation else "VK_LAYER_KHRONOS_validation:")
+        + "VK_LAYER_LOWLAT_vdisplay",
+        "VK_KHRONOS_VALIDATION_DEBUG_ACTION": "VK_DBG_LAYER_ACTION_LOG_MSG",
+        "VK_KHRONOS_VALIDATION_LOG_FILENAME": vlog,
+        "LOWLAT_VDISPLAY_LOG": log,
+        "LOWLAT_VDISPLAY_HZ": args.hz,
+    })
+    p = subprocess.run([args.probe, args.scenario, args.frames], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120)
+    out = p.stdout
+    print("\n".join(l for l in out.splitlines() if "present id=" not in l and "waited id=" not in l)[-3000:])
+    if p.returncode != 0:
+        fail(f"vd_probe {args.scenario} exited with {p.returncode}")
+    if "ThreadSanitizer" in out:
+        fail("ThreadSanitizer reported:\n" + out[out.index("ThreadSanitizer") - 200:][:4000])
+    rows = vdlog.read(log) if os.path.exists(log) else []
+    vdlog.check_invariants(rows, fail)
+    shown_at = {r["present_id"]: r["time_ns"] for r in rows if r["event"] == "shown"}
+
+    if args.scenario.startswith("present-wait"):  # noqa: SIM102
+        waits = [(int(i), int(t)) for i, t in re.findall(r"probe: waited id=(\d+) at=(-?\d+)", out)]
+        if not waits:
+            fail("no present waits recorded")
+        late = []
+        for pid, t in waits:
+            if pid not in shown_at:
+                fail(f"present wait for id {pid} returned but the id was never shown")
+            elif t < shown_at[pid]:
+                fail(f"present wait for id {pid} returned at {t}, before its first pixel at {shown_at[pid]}")
+            else:
+                late.append((t - shown_at[pid]) / 1e6)
+        if late:
+            late.sort()
+            print(f"present wait returned {late[len(late) // 2]:.3f} ms (median), {late[-1]:.3f} ms (max) "
+                  f"after first pixel, {len(late)} waits")
+    if args.scenario == "modes":
+        by_mode = {}
+        for r in rows:
+            by_mode.setdefault(r["mode"], {}).setdefault(r["event"], 0)
+            by_mode[r["mode"]][r["event"]] += 1
+        print("events by mode:", by_mode)
+        if not by_mode.get("FIFO_LATEST_READY", {}).get("skipped"):
+            fail("FIFO_LATEST_READY never dropped a request of a burst")
+        if not by_mode.get("MAILBOX", {}).get("replaced"):
+            fail("MAILBOX (switched to per present) never replaced a request")
+        fifo = by_mode.get("FIFO", {})
+        if not fifo.get("shown") or fifo.get("skipped") or fifo.get("replaced"):
+            fail("FIFO (switched to per present) dropped requests or showed none")
+        # FIFO_LATEST_READY: a dropped request was outrun by a later one shown on the same vblank.
+        shown_seq = {(r["swapchain"], r["seq"]): r for r in rows if r["event"] == "shown"}
+        for r in rows:
+            if r["event"] == "skipped":
+                by = shown_seq.get((r["swapchain"], r["by"]))
+                if not by or by["refresh"] != r["refresh"]:
+                    fail(f"request {r['seq']} skipped at refresh {r['refresh']} but {r['by']} not shown then")
+
+    if args.scenario == "timing":
+        check_timing(out, rows)
+    if args.scenario == "concurrent":
+        shown = [r for r in rows if r["event"] == "shown"]
+        if len(shown) < int(args.frames) - 3 or any(r["event"] in ("replaced", "skipped") for r in rows):
+            fail(f"FIFO showed {len(shown)} of {args.frames} presents")
+
+    text = open(vlog).read() if os.path.exists(vlog) else ""
+    if text.strip():
+        fail("validation messages:\n" + text[:4000])
+    else:
+        print("validation: clean")
+    if failures:
+        print(f"{len(failures)} failure(s); files kept in {tmp}")
+        return 1
+    shutil.rmtree(tmp)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+/* test_timing.c — the present-timing results queue (vd_timing.c) without a device: slots, QUEUE_FULL,
+ * resizing, complete and partial reports, VK_INCOMPLETE. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vd_timing.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                                          \
+	do {                                                                                                 \
+		if (!(cond)) {                                                                               \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);             \
+			failures++;                                                                          \
+		}                                                                                            \
+	} while (0)
+
+static void event(struct vd_timing_queue *q, enum vd_event_kind kind, uint64_t seq, int64_t ready,
+                  int64_t when)
+{
+	struct vd_event ev = {.kind = kind, .time_ns = when};
+	ev.request.seq = seq;
+	ev.request.ready_ns = ready;
+	ev.request.dequeued_ns = when;
+	ev.request.first_pixel_ns = when;
+	vd_timing_event(q, &ev);
+}
+
+int main(void)
+{
+	struct vd_timing_queue q = {0};
+	VkPastPresentationTimingEXT out[4];
+	VkPresentStageTimeEXT stages[4][4];
+	VkPastPresentationTimingPropertiesEXT props = {
+	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT};
+
+	/* No slots until the app asks for some: any present with stage queries is refused. */
+	CHECK(vd_timing_full(&q));
+	CHECK(vd_timing_resize(&q, 2) == VK_SUCCESS);
+	vd_timing_add(&q, 1, 11, 0, VD_TIMING_ALL_STAGES);
+	vd_timing_add(&q, 2, 12, 0, VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT);
+	CHECK(vd_timing_full(&q));
+	/* "If the new size is less than the current number of outstanding results, VK_NOT_READY". */
+	CHECK(vd_timing_resize(&q, 1) == VK_NOT_READY);
+
+	/* Nothing known yet: no complete result, and without ALLOW_PARTIAL none is reported. */
+	props.pPresentationTimings = NULL;
+	CHECK(vd_timing_collect(&q, 0, &props) == VK_SUCCESS && props.presentationTimingCount == 0);
+	CHECK(vd_timing_collect(&q, VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT, &props) ==
+	              VK_SUCCESS &&
+	      props.presentationTimingCount == 2);
+
+	/* Request 1 latched, request 2 dropped: both complete (a dropped one's pixel stages read 0). */
+	event(&q, VD_EV_SHOWN, 1, 100, 200);
+	event(&q, VD_EV_REPLACED, 2, 150, 180);
+	for (int i = 0; i < 4; i++)
+		out[i] = (VkPastPresentationTimingEXT){.presentStageCount = 4, .pPresentStages = stages[i]};
+	props.pPresentationTimings = out;
+	props.presentationTimingCount = 1;
+	CHECK(vd_timing_collect(&q, 0, &props) == VK_INCOMPLETE);
+	CHECK(props.presentationTimingCount == 1 && out[0].presentId == 11 && out[0].reportComplete);
+	CHECK(out[0].presentStageCount == 4 && stages[0][0].time == 100 && stages[0][2].time == 200);
+	CHECK(out[0].timeDomain == VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR);
+	/* The reported complete result freed its slot. */
+	CHECK(!vd_timing_full(&q));
+	props.presentationTimingCount = 4;
+	CHECK(vd_timing_collect(&q, 0, &props) == VK_SUCCESS);
+	CHECK(props.presentationTimingCount == 1 && out[0].presentId == 12 && out[0].presentStageCount == 1);
+	CHECK(q.count == 0);
+	vd_timing_fini(&q);
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("all timing queue checks passed\n");
+	return 0;
+}

@@ -1,0 +1,279 @@
+/* vd_features.c — what the virtual display advertises on top of the driver: its device extensions,
+ * their features, and the surface answers that depend on the display rather than on Xvfb.
+ *
+ * Deviation from the loader's layer rules, on purpose: an explicit layer is expected to report only
+ * its own extensions, for vkEnumerateDeviceExtensionProperties(pLayerName = its name). This one also
+ * adds them to the pLayerName = NULL list, because it stands in for the driver's presentation engine
+ * and apps (DXVK, vkcube) only look at that list. The manifest lists them too, so the loader accepts
+ * them at vkCreateDevice. Their names and feature structs are removed from the copy of the create
+ * info the driver sees; their feature structs are filled in after the driver answered.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vd_chain.h"
+#include "vd_layer.h"
+
+const VkExtensionProperties vd_own_extensions[] = {
+        {VK_KHR_PRESENT_ID_EXTENSION_NAME, VK_KHR_PRESENT_ID_SPEC_VERSION},
+        {VK_KHR_PRESENT_WAIT_EXTENSION_NAME, VK_KHR_PRESENT_WAIT_SPEC_VERSION},
+        {VK_KHR_PRESENT_ID_2_EXTENSION_NAME, VK_KHR_PRESENT_ID_2_SPEC_VERSION},
+        {VK_KHR_PRESENT_WAIT_2_EXTENSION_NAME, VK_KHR_PRESENT_WAIT_2_SPEC_VERSION},
+        {VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
+         VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_SPEC_VERSION},
+        {VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
+         VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_SPEC_VERSION},
+        {VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME, VK_KHR_CALIBRATED_TIMESTAMPS_SPEC_VERSION},
+        {VK_EXT_PRESENT_TIMING_EXTENSION_NAME, VK_EXT_PRESENT_TIMING_SPEC_VERSION},
+};
+
+/* VK_EXT_present_timing requires VK_KHR_calibrated_timestamps, which is the driver's EXT under
+ * another name: both are offered only when the driver has the EXT. */
+bool vd_own_extension_needs_calibration(const char *name)
+{
+	return !strcmp(name, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) ||
+	       !strcmp(name, VK_EXT_PRESENT_TIMING_EXTENSION_NAME);
+}
+const uint32_t vd_own_extension_count = sizeof(vd_own_extensions) / sizeof(vd_own_extensions[0]);
+
+bool vd_is_own_extension(const char *name)
+{
+	for (uint32_t i = 0; i < vd_own_extension_count; i++)
+		if (!strcmp(vd_own_extensions[i].extensionName, name))
+			return true;
+	return false;
+}
+
+void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo *info)
+{
+	for (uint32_t i = 0; i < info->enabledExtensionCount; i++) {
+		const char *n = info->ppEnabledExtensionNames[i];
+		dev->present_id |= !strcmp(n, VK_KHR_PRESENT_ID_EXTENSION_NAME);
+		dev->present_wait |= !strcmp(n, VK_KHR_PRESENT_WAIT_EXTENSION_NAME);
+		dev->present_id2 |= !strcmp(n, VK_KHR_PRESENT_ID_2_EXTENSION_NAME);
+		dev->present_wait2 |= !strcmp(n, VK_KHR_PRESENT_WAIT_2_EXTENSION_NAME);
+		dev->fifo_latest_ready |= !strcmp(n, VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME) ||
+		                          !strcmp(n, VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME);
+		dev->maintenance1 |= !strcmp(n, VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME) ||
+		                     !strcmp(n, VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME);
+		dev->present_timing |= !strcmp(n, VK_EXT_PRESENT_TIMING_EXTENSION_NAME);
+		dev->calibrated_khr |= !strcmp(n, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
+	}
+}
+
+static bool is_own_feature(const VkBaseInStructure *s, void *user)
+{
+	(void)user;
+	switch ((int)s->sType) {
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR:
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR:
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR:
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR:
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR:
+	case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: return true;
+	default: return false;
+	}
+}
+
+VkResult vd_strip_own_features(const void *chain, const void **out, void **storage)
+{
+	return vd_chain_strip(chain, is_own_feature, NULL, out, storage);
+}
+
+VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physical,
+                                                         VkPhysicalDeviceFeatures2 *features)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+
+	inst->vk.GetPhysicalDeviceFeatures2(physical, features);
+	for (VkBaseOutStructure *s = (VkBaseOutStructure *)features->pNext; s; s = s->pNext) {
+		switch ((int)s->sType) {
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR:
+			((VkPhysicalDevicePresentIdFeaturesKHR *)s)->presentId = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR:
+			((VkPhysicalDevicePresentWaitFeaturesKHR *)s)->presentWait = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR:
+			((VkPhysicalDevicePresentId2FeaturesKHR *)s)->presentId2 = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR:
+			((VkPhysicalDevicePresentWait2FeaturesKHR *)s)->presentWait2 = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR:
+			((VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR *)s)
+			        ->presentModeFifoLatestReady = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: {
+			VkPhysicalDevicePresentTimingFeaturesEXT *f = (void *)s;
+			f->presentTiming = f->presentAtAbsoluteTime = f->presentAtRelativeTime = VK_TRUE;
+			break;
+		}
+		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR:
+			/* The display implements it, whatever the driver's WSI says. */
+			((VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR *)s)->swapchainMaintenance1 =
+			        VK_TRUE;
+			break;
+		default: break;
+		}
+	}
+}
+
+/* Every mode the display models. Under Xvfb the driver's answer would be the X server's. */
+static const VkPresentModeKHR display_modes[] = {
+        VK_PRESENT_MODE_IMMEDIATE_KHR,    VK_PRESENT_MODE_MAILBOX_KHR,           VK_PRESENT_MODE_FIFO_KHR,
+        VK_PRESENT_MODE_FIFO_RELAXED_KHR, VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+};
+#define DISPLAY_MODE_COUNT (uint32_t)(sizeof(display_modes) / sizeof(display_modes[0]))
+
+static VkResult write_modes(uint32_t *count, VkPresentModeKHR *modes)
+{
+	uint32_t n;
+
+	if (!modes) {
+		*count = DISPLAY_MODE_COUNT;
+		return VK_SUCCESS;
+	}
+	n = *count < DISPLAY_MODE_COUNT ? *count : DISPLAY_MODE_COUNT;
+	memcpy(modes, display_modes, n * sizeof(*modes));
+	*count = n;
+	return n < DISPLAY_MODE_COUNT ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physical,
+                                                                          VkSurfaceKHR surface,
+                                                                          uint32_t *count,
+                                                                          VkPresentModeKHR *modes)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+	uint32_t below = 0;
+	/* Asked below only for the errors a bad surface deserves. */
+	VkResult r = inst->vk.GetPhysicalDeviceSurfacePresentModesKHR(physical, surface, &below, NULL);
+
+	if (r != VK_SUCCESS)
+		return r;
+	return write_modes(count, modes);
+}
+
+static bool is_surface_present_mode(const VkBaseInStructure *s, void *user)
+{
+	(void)user;
+	return s->sType == VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_KHR;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
+        VkPhysicalDevice physical, const VkPhysicalDeviceSurfaceInfo2KHR *info,
+        VkSurfaceCapabilities2KHR *caps)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+	VkPhysicalDeviceSurfaceInfo2KHR copy = *info;
+	VkSurfacePresentModeKHR mode;
+	const VkSurfacePresentModeKHR *asked =
+	        vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_KHR);
+	void *storage = NULL;
+	VkResult r;
+
+	/* The display, not the driver's WSI, decides the present modes: ask the driver about FIFO,
+	 * which every surface supports (it knows nothing of FIFO_LATEST_READY, and under Xvfb or a
+	 * headless surface its answer for the others is about a presentation it will never do). */
+	if (asked && asked->presentMode != VK_PRESENT_MODE_FIFO_KHR) {
+		r = vd_chain_strip(info->pNext, is_surface_present_mode, NULL, &copy.pNext, &storage);
+		if (r != VK_SUCCESS)
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+		mode = *asked;
+		mode.presentMode = VK_PRESENT_MODE_FIFO_KHR;
+		mode.pNext = (void *)copy.pNext; /* declared non-const in the header; only read */
+		copy.pNext = &mode;
+	}
+	/* The driver overwrites the compatibility list's count with its own answer: keep the app's
+	 * capacity to fill the list again below. */
+	VkSurfacePresentModeCompatibilityKHR *compat =
+	        (void *)vd_chain_find(caps->pNext, VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_KHR);
+	uint32_t capacity = compat ? compat->presentModeCount : 0;
+	r = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, &copy, caps);
+	free(storage);
+	if (r != VK_SUCCESS)
+		return r;
+	for (VkBaseOutStructure *s = (VkBaseOutStructure *)caps->pNext; s; s = s->pNext) {
+		switch ((int)s->sType) {
+		case VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_KHR: {
+			/* The scan-out engine switches between any two modes at any present, so every mode
+			 * is compatible with every other (per-present switching, swapchain_maintenance1). */
+			VkSurfacePresentModeCompatibilityKHR *c = (void *)s;
+			if (asked) {
+				c->presentModeCount = capacity;
+				write_modes(&c->presentModeCount, c->pPresentModes);
+			}
+			break;
+		}
+		case VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_PRESENT_ID_2_KHR:
+			((VkSurfaceCapabilitiesPresentId2KHR *)s)->presentId2Supported = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_PRESENT_WAIT_2_KHR:
+			((VkSurfaceCapabilitiesPresentWait2KHR *)s)->presentWait2Supported = VK_TRUE;
+			break;
+		case VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT: {
+			VkPresentTimingSurfaceCapabilitiesEXT *c = (void *)s;
+			c->presentTimingSupported = VK_TRUE;
+			c->presentAtAbsoluteTimeSupported = VK_TRUE;
+			c->presentAtRelativeTimeSupported = VK_TRUE;
+			c->presentStageQueries = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
+			                         VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
+			                         VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |
+			                         VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT;
+			break;
+		}
+		default: break;
+		}
+	}
+	return VK_SUCCESS;
+}
+
+/* ---- VK_KHR_calibrated_timestamps, forwarded to the driver's VK_EXT_calibrated_timestamps ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR(VkPhysicalDevice physical,
+                                                                               uint32_t *count,
+                                                                               VkTimeDomainKHR *domains)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+
+	return inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, count, domains);
+}
+
+static bool is_swapchain_timestamp_info(const VkBaseInStructure *s, void *user)
+{
+	(void)user;
+	return s->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT;
+}
+
+/* Serves the KHR and EXT names. VkSwapchainCalibratedTimestampInfoEXT names one of our swapchains
+ * and is removed; the display offers no swapchain-local or stage-local time domain (its one domain
+ * is CLOCK_MONOTONIC), so such a domain, which an app may not ask for, is read as CLOCK_MONOTONIC. */
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetCalibratedTimestampsKHR(VkDevice device, uint32_t count,
+                                                             const VkCalibratedTimestampInfoKHR *infos,
+                                                             uint64_t *timestamps, uint64_t *max_deviation)
+{
+	struct vd_device *dev = vd_device_of(device);
+	VkCalibratedTimestampInfoKHR *copy = calloc(count ? count : 1, sizeof(*copy));
+	void **storage = calloc(count ? count : 1, sizeof(*storage));
+	VkResult r = VK_ERROR_OUT_OF_HOST_MEMORY;
+
+	if (!copy || !storage)
+		goto out;
+	for (uint32_t i = 0; i < count; i++) {
+		copy[i] = infos[i];
+		if (copy[i].timeDomain == VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT ||
+		    copy[i].timeDomain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT)
+			copy[i].timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+		if (vd_chain_strip(infos[i].pNext, is_swapchain_timestamp_info, NULL, &copy[i].pNext,
+		                   &storage[i]) != VK_SUCCESS)
+			goto out;
+	}
+	r = dev->vk.GetCalibratedTimestampsEXT(device, count, copy, timestamps, max_deviation);
+out:
+	for (uint32_t i = 0; storage && i < count; i++)
+		free(storage[i]);
+	free(storage);
+	free(copy);
+	return r;
+}

@@ -1,0 +1,529 @@
+/* vd_layer.c — loader plumbing of the virtual display: negotiation, Get*ProcAddr, instance and device
+ * lifetime, the device extension list, and the copy of the device create info the driver sees.
+ *
+ * The layer is explicit and must sit directly above the driver (last in VK_INSTANCE_LAYERS): it
+ * creates swapchains the driver never sees, so nothing may sit between it and the driver that would
+ * forward a swapchain call past it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vk_layer.h>
+
+#include "vd_commands.h"
+#include "vd_layer.h"
+
+#define VD_LAYER_NAME "VK_LAYER_LOWLAT_vdisplay"
+
+struct vd_map vd_instances = VD_MAP_INIT;
+struct vd_map vd_devices = VD_MAP_INIT;
+
+/* ---- extensions: hidden, and needed below ---- */
+
+#define VD_HIDDEN_EXT(command, extension) #extension,
+#define VD_NO_EXT(command)
+static const char *const hidden_extensions[] = {VD_SWAPCHAIN_COMMANDS(VD_NO_EXT, VD_HIDDEN_EXT)};
+#define VD_HIDDEN_CMD(command, extension) #command,
+static const char *const hidden_commands[] = {VD_SWAPCHAIN_COMMANDS(VD_NO_EXT, VD_HIDDEN_CMD)};
+#undef VD_HIDDEN_EXT
+#undef VD_HIDDEN_CMD
+#undef VD_NO_EXT
+
+#define VD_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool in_list(const char *const *list, size_t count, const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+static bool is_hidden_extension(const char *name)
+{
+	return in_list(hidden_extensions, VD_COUNT(hidden_extensions), name);
+}
+
+/* What the display needs from the driver, enabled on the copy of the create info: acquire signals
+ * the app's semaphore and fence by importing an already-signalled SYNC_FD (-1), with no queue work. */
+static const char *const required_extensions[] = {
+        VK_KHR_EXTERNAL_SEMAPHORE_EXTENSION_NAME,
+        VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME,
+        VK_KHR_EXTERNAL_FENCE_EXTENSION_NAME,
+        VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME,
+};
+/* Enabled when present: converts the ready timestamps to CLOCK_MONOTONIC. */
+static const char *const optional_extensions[] = {VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME};
+
+/* The driver's device extensions, malloc'ed; NULL on failure. */
+static VkExtensionProperties *driver_extensions(struct vd_instance *inst, VkPhysicalDevice physical,
+                                                uint32_t *count)
+{
+	VkExtensionProperties *props;
+	VkResult r;
+
+	for (;;) {
+		if (inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, count, NULL) != VK_SUCCESS)
+			return NULL;
+		props = calloc(*count ? *count : 1, sizeof(*props));
+		if (!props)
+			return NULL;
+		r = inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, count, props);
+		if (r == VK_SUCCESS)
+			return props;
+		free(props);
+		if (r != VK_INCOMPLETE)
+			return NULL;
+	}
+}
+
+static bool props_have(const VkExtensionProperties *props, uint32_t count, const char *name)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (!strcmp(props[i].extensionName, name))
+			return true;
+	return false;
+}
+
+static VkResult write_extensions(const VkExtensionProperties *props, uint32_t n, uint32_t *count,
+                                 VkExtensionProperties *out)
+{
+	if (!out) {
+		*count = n;
+		return VK_SUCCESS;
+	}
+	if (*count > n)
+		*count = n;
+	memcpy(out, props, *count * sizeof(*out));
+	return *count < n ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalDevice physical,
+                                                                     const char *layer, uint32_t *count,
+                                                                     VkExtensionProperties *out)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+	VkExtensionProperties *props, *all;
+	uint32_t n, kept = 0;
+	VkResult result;
+
+	if (!inst)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	if (layer && !strcmp(layer, VD_LAYER_NAME))
+		return write_extensions(vd_own_extensions, vd_own_extension_count, count, out);
+	if (layer)
+		return inst->vk.EnumerateDeviceExtensionProperties(physical, layer, count, out);
+
+	/* The driver's, less the hidden ones, plus ours (see vd_features.c for why an explicit layer
+	 * adds to this list). */
+	props = driver_extensions(inst, physical, &n);
+	all = props ? calloc(n + vd_own_extension_count, sizeof(*all)) : NULL;
+	if (!all) {
+		free(props);
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (!is_hidden_extension(props[i].extensionName) &&
+		    !vd_is_own_extension(props[i].extensionName))
+			all[kept++] = props[i];
+	bool calibration = props_have(props, n, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
+	for (uint32_t i = 0; i < vd_own_extension_count; i++)
+		if (calibration || !vd_own_extension_needs_calibration(vd_own_extensions[i].extensionName))
+			all[kept++] = vd_own_extensions[i];
+	result = write_extensions(all, kept, count, out);
+	free(all);
+	free(props);
+	return result;
+}
+
+/* ---- instance ---- */
+
+static VkLayerInstanceCreateInfo *find_instance_link(const VkInstanceCreateInfo *info)
+{
+	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+		const VkLayerInstanceCreateInfo *link = (const void *)s;
+		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
+		    link->function == VK_LAYER_LINK_INFO)
+			/* The loader's own struct, which the layer interface requires us to advance. */
+			return (VkLayerInstanceCreateInfo *)link;
+	}
+	return NULL;
+}
+
+static VkLayerDeviceCreateInfo *find_device_link(const VkDeviceCreateInfo *info)
+{
+	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+		const VkLayerDeviceCreateInfo *link = (const void *)s;
+		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
+		    link->function == VK_LAYER_LINK_INFO)
+			return (VkLayerDeviceCreateInfo *)link;
+	}
+	return NULL;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *info,
+                                                 const VkAllocationCallbacks *allocator, VkInstance *out)
+{
+	VkLayerInstanceCreateInfo *link = find_instance_link(info);
+	struct vd_instance *inst;
+	VkResult result;
+
+	if (!link || !link->u.pLayerInfo)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	PFN_vkCreateInstance next_create = (PFN_vkCreateInstance)next_gipa(NULL, "vkCreateInstance");
+	if (!next_create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	inst = vd_alloc(allocator, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+	if (!inst)
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+
+	VkLayerInstanceLink *ours = link->u.pLayerInfo;
+	link->u.pLayerInfo = ours->pNext;
+	result = next_create(info, allocator, out);
+	link->u.pLayerInfo = ours;
+	if (result != VK_SUCCESS)
+		goto fail_free;
+
+	inst->handle = *out;
+#define VD_LOAD(name) inst->vk.name = (PFN_vk##name)next_gipa(*out, "vk" #name);
+	VD_INSTANCE_FUNCTIONS(VD_LOAD)
+#undef VD_LOAD
+	if (!inst->vk.GetPhysicalDeviceFeatures2)
+		inst->vk.GetPhysicalDeviceFeatures2 =
+		        (PFN_vkGetPhysicalDeviceFeatures2)next_gipa(*out, "vkGetPhysicalDeviceFeatures2KHR");
+	if (!inst->vk.DestroyInstance || !inst->vk.CreateDevice ||
+	    !inst->vk.EnumerateDeviceExtensionProperties) {
+		result = VK_ERROR_INITIALIZATION_FAILED;
+		goto fail_destroy;
+	}
+	if (!vd_map_insert(&vd_instances, vd_dispatch_key(*out), inst)) {
+		result = VK_ERROR_OUT_OF_HOST_MEMORY;
+		goto fail_destroy;
+	}
+	return VK_SUCCESS;
+
+fail_destroy:
+	if (inst->vk.DestroyInstance)
+		inst->vk.DestroyInstance(*out, allocator);
+	*out = VK_NULL_HANDLE;
+fail_free:
+	vd_free(allocator, inst);
+	return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL vd_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator)
+{
+	struct vd_instance *inst;
+
+	if (!instance || !(inst = vd_map_remove(&vd_instances, vd_dispatch_key(instance))))
+		return;
+	inst->vk.DestroyInstance(instance, allocator);
+	vd_free(allocator, inst);
+}
+
+/* ---- device ---- */
+
+static bool has_name(const char *const *names, uint32_t count, const char *name)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The driver's copy of the extension list: the app's, plus what the display needs. Returns a
+ * malloc'ed array (the strings are not copied) or NULL; *display says whether the display can work. */
+static const char **device_extensions_below(struct vd_instance *inst, VkPhysicalDevice physical,
+                                            const VkDeviceCreateInfo *info, uint32_t *count, bool *display)
+{
+	uint32_t n_props;
+	VkExtensionProperties *props = driver_extensions(inst, physical, &n_props);
+	size_t cap =
+	        info->enabledExtensionCount + VD_COUNT(required_extensions) + VD_COUNT(optional_extensions);
+	const char **names = calloc(cap, sizeof(*names));
+	uint32_t n = 0;
+
+	if (!props || !names) {
+		free(props);
+		free(names);
+		return NULL;
+	}
+	/* Ours are the display's business: the driver never hears of them. */
+	for (uint32_t i = 0; i < info->enabledExtensionCount; i++)
+		if (!vd_is_own_extension(info->ppEnabledExtensionNames[i]))
+			names[n++] = info->ppEnabledExtensionNames[i];
+	*display = has_name(names, n, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+	for (size_t i = 0; i < VD_COUNT(required_extensions); i++) {
+		if (!props_have(props, n_props, required_extensions[i])) {
+			if (*display)
+				vd_msg("the driver lacks %s; the display is off for this device",
+				       required_extensions[i]);
+			*display = false;
+		} else if (!has_name(names, n, required_extensions[i])) {
+			names[n++] = required_extensions[i];
+		}
+	}
+	for (size_t i = 0; i < VD_COUNT(optional_extensions); i++)
+		if (props_have(props, n_props, optional_extensions[i]) &&
+		    !has_name(names, n, optional_extensions[i]))
+			names[n++] = optional_extensions[i];
+	free(props);
+	*count = n;
+	return names;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                               const VkAllocationCallbacks *allocator, VkDevice *out)
+{
+	struct vd_instance *inst = vd_instance_of(physical);
+	VkLayerDeviceCreateInfo *link = find_device_link(info);
+	VkDeviceCreateInfo below;
+	const char **names = NULL;
+	void *features_storage = NULL;
+	struct vd_device *dev;
+	bool display = false;
+	VkResult result;
+
+	if (!inst || !link || !link->u.pLayerInfo)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	for (uint32_t i = 0; i < info->enabledExtensionCount; i++) {
+		/* Only an app that ignored the extension list can ask for these. */
+		if (is_hidden_extension(info->ppEnabledExtensionNames[i])) {
+			vd_msg("%s is not offered by the virtual display", info->ppEnabledExtensionNames[i]);
+			return VK_ERROR_EXTENSION_NOT_PRESENT;
+		}
+	}
+
+	PFN_vkGetInstanceProcAddr next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	PFN_vkGetDeviceProcAddr next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+	PFN_vkCreateDevice next_create = (PFN_vkCreateDevice)next_gipa(inst->handle, "vkCreateDevice");
+	if (!next_create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	dev = vd_alloc(allocator, sizeof(*dev), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+	if (!dev)
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+
+	/* Never write into the app's struct: the driver gets a copy with our extensions added. */
+	below = *info;
+	names = device_extensions_below(inst, physical, info, &below.enabledExtensionCount, &display);
+	if (!names) {
+		result = VK_ERROR_OUT_OF_HOST_MEMORY;
+		goto fail_free;
+	}
+	below.ppEnabledExtensionNames = names;
+
+	/* Advanced before the chain is copied, so a copied link struct points where the original does. */
+	VkLayerDeviceLink *ours = link->u.pLayerInfo;
+	link->u.pLayerInfo = ours->pNext;
+	result = vd_strip_own_features(info->pNext, &below.pNext, &features_storage);
+	if (result == VK_SUCCESS)
+		result = next_create(physical, &below, allocator, out);
+	link->u.pLayerInfo = ours;
+	free(names);
+	free(features_storage);
+	if (result != VK_SUCCESS)
+		goto fail_free;
+
+	dev->handle = *out;
+	vd_note_enabled_extensions(dev, info);
+	dev->physical = physical;
+	dev->instance = inst;
+	if (allocator) {
+		dev->allocator = *allocator;
+		dev->has_allocator = true;
+	}
+	pthread_mutex_init(&dev->queues.lock, NULL);
+	pthread_mutex_init(&dev->swapchains.lock, NULL);
+	dev->default_family = info->queueCreateInfoCount ? info->pQueueCreateInfos[0].queueFamilyIndex : 0;
+#define VD_LOAD(name) dev->vk.name = (PFN_vk##name)next_gdpa(*out, "vk" #name);
+	VD_DEVICE_FUNCTIONS(VD_LOAD)
+	VD_DEVICE_OPTIONAL_FUNCTIONS(VD_LOAD)
+#undef VD_LOAD
+#define VD_LOAD_KHR(name)                                                                                    \
+	if (!dev->vk.name)                                                                                   \
+		dev->vk.name = (PFN_vk##name)next_gdpa(*out, "vk" #name "KHR");
+	VD_LOAD_KHR(BindImageMemory2)
+	VD_LOAD_KHR(GetDeviceImageMemoryRequirements)
+	VD_LOAD_KHR(GetDeviceImageSparseMemoryRequirements)
+	VD_LOAD_KHR(GetDeviceImageSubresourceLayout)
+#undef VD_LOAD_KHR
+	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice || !dev->vk.GetDeviceQueue) {
+		result = VK_ERROR_INITIALIZATION_FAILED;
+		goto fail_destroy;
+	}
+	if (display) {
+		const char *missing = NULL;
+#define VD_CHECK(name)                                                                                       \
+	if (!dev->vk.name)                                                                                   \
+		missing = "vk" #name;
+		VD_DEVICE_FUNCTIONS(VD_CHECK)
+#undef VD_CHECK
+		if (!inst->vk.GetPhysicalDeviceMemoryProperties || !inst->vk.GetPhysicalDeviceProperties)
+			missing = "vkGetPhysicalDeviceMemoryProperties";
+		if (missing)
+			vd_msg("the driver lacks %s; the display is off for this device", missing);
+		display = !missing;
+	}
+	dev->display = display;
+	if (display) {
+		VkPhysicalDeviceProperties props;
+		inst->vk.GetPhysicalDeviceMemoryProperties(physical, &dev->memory);
+		inst->vk.GetPhysicalDeviceProperties(physical, &props);
+		dev->timestamp_period = props.limits.timestampPeriod;
+	}
+	if (!vd_map_insert(&vd_devices, vd_dispatch_key(*out), dev)) {
+		result = VK_ERROR_OUT_OF_HOST_MEMORY;
+		goto fail_destroy;
+	}
+	return VK_SUCCESS;
+
+fail_destroy:
+	dev->vk.DestroyDevice(*out, allocator);
+	*out = VK_NULL_HANDLE;
+	pthread_mutex_destroy(&dev->queues.lock);
+	pthread_mutex_destroy(&dev->swapchains.lock);
+fail_free:
+	vd_free(allocator, dev);
+	return result;
+}
+
+VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator)
+{
+	struct vd_device *dev;
+
+	if (!device || !(dev = vd_map_remove(&vd_devices, vd_dispatch_key(device))))
+		return;
+	vd_swapchain_device_teardown(dev);
+	dev->vk.DestroyDevice(device, allocator);
+	vd_map_fini(&dev->queues);
+	vd_map_fini(&dev->swapchains);
+	vd_free(vd_device_allocator(dev), dev);
+}
+
+/* Queues are remembered by handle value (the loader does not wrap them) with their family, which
+ * the present path needs for its command pool. */
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index, VkQueue *queue)
+{
+	struct vd_device *dev = vd_device_of(device);
+
+	dev->vk.GetDeviceQueue(device, family, index, queue);
+	if (*queue)
+		vd_map_insert(&dev->queues, (uint64_t)(uintptr_t)*queue, (void *)(uintptr_t)(family + 1));
+}
+
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info, VkQueue *queue)
+{
+	struct vd_device *dev = vd_device_of(device);
+
+	dev->vk.GetDeviceQueue2(device, info, queue);
+	if (*queue)
+		vd_map_insert(&dev->queues, (uint64_t)(uintptr_t)*queue,
+		              (void *)(uintptr_t)(info->queueFamilyIndex + 1));
+}
+
+/* ---- Get*ProcAddr ---- */
+
+struct hook {
+	const char *name;
+	PFN_vkVoidFunction function;
+};
+
+/* The conditional makes the compiler check each hook against its PFN_vk* type. */
+#define VD_HOOK_ENTRY(name) {"vk" #name, (PFN_vkVoidFunction)(1 ? vd_##name : (PFN_vk##name)NULL)},
+static const struct hook global_hooks[] = {VD_GLOBAL_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook instance_hooks[] = {VD_INSTANCE_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook device_core_hooks[] = {VD_DEVICE_CORE_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook device_swapchain_hooks[] = {VD_DEVICE_SWAPCHAIN_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook device_carrier_hooks[] = {
+        VD_DEVICE_CARRIER_HOOKS(VD_HOOK_ENTRY)
+        /* KHR aliases, same signatures. */
+        {"vkBindImageMemory2KHR", (PFN_vkVoidFunction)vd_BindImageMemory2},
+        {"vkGetDeviceImageMemoryRequirementsKHR", (PFN_vkVoidFunction)vd_GetDeviceImageMemoryRequirements},
+        {"vkGetDeviceImageSparseMemoryRequirementsKHR",
+         (PFN_vkVoidFunction)vd_GetDeviceImageSparseMemoryRequirements},
+        {"vkGetDeviceImageSubresourceLayoutKHR", (PFN_vkVoidFunction)vd_GetDeviceImageSubresourceLayout},
+};
+static const struct hook device_swapchain_aliases[] = {
+        /* Same signature; the EXT name can carry VkSwapchainCalibratedTimestampInfoEXT too. */
+        {"vkGetCalibratedTimestampsEXT", (PFN_vkVoidFunction)vd_GetCalibratedTimestampsKHR},
+        {"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vd_ReleaseSwapchainImagesKHR},
+};
+#undef VD_HOOK_ENTRY
+
+static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, const char *name)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(table[i].name, name))
+			return table[i].function;
+	return NULL;
+}
+
+#define VD_FIND_HOOK(table, name) find_hook(table, VD_COUNT(table), name)
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, const char *name)
+{
+	struct vd_device *dev;
+	PFN_vkVoidFunction hook, next;
+
+	if (!device || !name || !(dev = vd_device_of(device)))
+		return NULL;
+	if (in_list(hidden_commands, VD_COUNT(hidden_commands), name))
+		return NULL;
+	if ((hook = VD_FIND_HOOK(device_core_hooks, name)))
+		return hook;
+	if (dev->display && ((hook = VD_FIND_HOOK(device_swapchain_hooks, name)) ||
+	                     (hook = VD_FIND_HOOK(device_swapchain_aliases, name))))
+		return hook;
+	next = dev->vk.GetDeviceProcAddr(device, name);
+	/* Only where the driver has it: our hook calls the driver's. */
+	if (next && dev->display && (hook = VD_FIND_HOOK(device_carrier_hooks, name)))
+		return hook;
+	return next;
+}
+
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance instance, const char *name)
+{
+	struct vd_instance *inst;
+	PFN_vkVoidFunction hook;
+
+	if (!name)
+		return NULL;
+	if ((hook = VD_FIND_HOOK(global_hooks, name)))
+		return hook;
+	if (!instance || !(inst = vd_instance_of(instance)))
+		return NULL;
+	if (!strcmp(name, "vkGetInstanceProcAddr"))
+		return (PFN_vkVoidFunction)vd_GetInstanceProcAddr;
+	if (in_list(hidden_commands, VD_COUNT(hidden_commands), name))
+		return NULL;
+	if (!strcmp(name, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"))
+		return inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT
+		               ? (PFN_vkVoidFunction)vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR
+		               : NULL;
+	if (!strcmp(name, "vkGetPhysicalDeviceFeatures2KHR"))
+		return inst->vk.GetInstanceProcAddr(instance, name)
+		               ? (PFN_vkVoidFunction)vd_GetPhysicalDeviceFeatures2
+		               : NULL;
+	if ((hook = VD_FIND_HOOK(instance_hooks, name)) || (hook = VD_FIND_HOOK(device_core_hooks, name)))
+		return inst->vk.GetInstanceProcAddr(instance, name) ? hook : NULL;
+	/* Swapchain functions are handed out per device by vkGetDeviceProcAddr, which knows whether the
+	 * device took the display over; through the instance they would have to serve every device. */
+	return inst->vk.GetInstanceProcAddr(instance, name);
+}
+
+__attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *negotiate)
+{
+	if (!negotiate || negotiate->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	if (negotiate->loaderLayerInterfaceVersion < 2)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	negotiate->loaderLayerInterfaceVersion = 2;
+	negotiate->pfnGetInstanceProcAddr = vd_GetInstanceProcAddr;
+	negotiate->pfnGetDeviceProcAddr = vd_GetDeviceProcAddr;
+	negotiate->pfnGetPhysicalDeviceProcAddr = NULL;
+	return VK_SUCCESS;
+}

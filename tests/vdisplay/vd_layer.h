@@ -1,0 +1,301 @@
+/* vd_layer.h — the virtual display layer's objects, dispatch tables and hooks.
+ *
+ * Dispatchable handles are found by their dispatch key (the loader's table pointer in the first
+ * word); a physical device shares its instance's key and a queue its device's. Swapchains are our
+ * own non-dispatchable handles: the pointer to struct vd_swapchain, never seen by the driver.
+ *
+ * Lock order: a swapchain's lock, then the truth log's; a map's lock is a leaf, held only inside the
+ * map functions. No lock is held while calling down the chain or while waiting.
+ */
+#ifndef VD_LAYER_H
+#define VD_LAYER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+/* Instance functions called on the next layer (the driver: this layer sits right above it). */
+#define VD_INSTANCE_FUNCTIONS(F)                                                                             \
+	F(GetInstanceProcAddr)                                                                               \
+	F(DestroyInstance)                                                                                   \
+	F(CreateDevice)                                                                                      \
+	F(EnumerateDeviceExtensionProperties)                                                                \
+	F(GetPhysicalDeviceMemoryProperties)                                                                 \
+	F(GetPhysicalDeviceProperties)                                                                       \
+	F(GetPhysicalDeviceFeatures2)                                                                        \
+	F(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
+	F(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
+	F(GetPhysicalDeviceCalibrateableTimeDomainsEXT)
+
+/* Device functions called on the driver. */
+#define VD_DEVICE_FUNCTIONS(F)                                                                               \
+	F(GetDeviceProcAddr)                                                                                 \
+	F(DestroyDevice)                                                                                     \
+	F(GetDeviceQueue)                                                                                    \
+	F(CreateImage)                                                                                       \
+	F(DestroyImage)                                                                                      \
+	F(GetImageMemoryRequirements)                                                                        \
+	F(AllocateMemory)                                                                                    \
+	F(FreeMemory)                                                                                        \
+	F(BindImageMemory)                                                                                   \
+	F(CreateFence)                                                                                       \
+	F(DestroyFence)                                                                                      \
+	F(ResetFences)                                                                                       \
+	F(WaitForFences)                                                                                     \
+	F(GetFenceStatus)                                                                                    \
+	F(QueueSubmit)                                                                                       \
+	F(CreateCommandPool)                                                                                 \
+	F(DestroyCommandPool)                                                                                \
+	F(AllocateCommandBuffers)                                                                            \
+	F(BeginCommandBuffer)                                                                                \
+	F(EndCommandBuffer)                                                                                  \
+	F(CmdResetQueryPool)                                                                                 \
+	F(CmdWriteTimestamp)                                                                                 \
+	F(CreateQueryPool)                                                                                   \
+	F(DestroyQueryPool)                                                                                  \
+	F(GetQueryPoolResults)                                                                               \
+	F(ImportSemaphoreFdKHR)                                                                              \
+	F(ImportFenceFdKHR)
+
+/* Device functions the display can do without: NULL when the driver or the device's version lacks
+ * them (a Vulkan 1.0 device has no vkGetDeviceQueue2); the *2 ones fall back to their KHR names. */
+#define VD_DEVICE_OPTIONAL_FUNCTIONS(F)                                                                      \
+	F(GetDeviceQueue2)                                                                                   \
+	F(GetCalibratedTimestampsEXT)                                                                        \
+	F(BindImageMemory2)                                                                                  \
+	F(GetDeviceImageMemoryRequirements)                                                                  \
+	F(GetDeviceImageSparseMemoryRequirements)                                                            \
+	F(GetDeviceImageSubresourceLayout)
+
+struct vd_instance_dispatch {
+#define VD_DECLARE(name) PFN_vk##name name;
+	VD_INSTANCE_FUNCTIONS(VD_DECLARE)
+};
+
+struct vd_device_dispatch {
+	VD_DEVICE_FUNCTIONS(VD_DECLARE)
+	VD_DEVICE_OPTIONAL_FUNCTIONS(VD_DECLARE)
+#undef VD_DECLARE
+};
+
+/* Hooks. Instance-level ones are offered for every instance. */
+#define VD_GLOBAL_HOOKS(H) H(CreateInstance)
+
+#define VD_INSTANCE_HOOKS(H)                                                                                 \
+	H(GetInstanceProcAddr)                                                                               \
+	H(DestroyInstance)                                                                                   \
+	H(CreateDevice)                                                                                      \
+	H(EnumerateDeviceExtensionProperties)                                                                \
+	H(GetPhysicalDeviceFeatures2)                                                                        \
+	H(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
+	H(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
+	H(GetPhysicalDeviceCalibrateableTimeDomainsKHR)
+
+#define VD_DEVICE_CORE_HOOKS(H)                                                                              \
+	H(GetDeviceProcAddr)                                                                                 \
+	H(DestroyDevice)                                                                                     \
+	H(GetDeviceQueue)                                                                                    \
+	H(GetDeviceQueue2)
+
+/* Offered only to devices that enabled VK_KHR_swapchain (and took the display over). */
+#define VD_DEVICE_SWAPCHAIN_HOOKS(H)                                                                         \
+	H(CreateSwapchainKHR)                                                                                \
+	H(DestroySwapchainKHR)                                                                               \
+	H(GetSwapchainImagesKHR)                                                                             \
+	H(AcquireNextImageKHR)                                                                               \
+	H(AcquireNextImage2KHR)                                                                              \
+	H(QueuePresentKHR)                                                                                   \
+	H(WaitForPresentKHR)                                                                                 \
+	H(WaitForPresent2KHR)                                                                                \
+	H(ReleaseSwapchainImagesKHR)                                                                         \
+	H(SetSwapchainPresentTimingQueueSizeEXT)                                                             \
+	H(GetSwapchainTimingPropertiesEXT)                                                                   \
+	H(GetSwapchainTimeDomainPropertiesEXT)                                                               \
+	H(GetPastPresentationTimingEXT)                                                                      \
+	H(GetCalibratedTimestampsKHR)
+
+/* Core commands whose pNext chains can carry our swapchain handles (vd_images.c); offered to
+ * display devices where the driver has the command. Their KHR aliases map to the same hooks. */
+#define VD_DEVICE_CARRIER_HOOKS(H)                                                                           \
+	H(CreateImage)                                                                                       \
+	H(BindImageMemory2)                                                                                  \
+	H(GetDeviceImageMemoryRequirements)                                                                  \
+	H(GetDeviceImageSparseMemoryRequirements)                                                            \
+	H(GetDeviceImageSubresourceLayout)
+
+/* A map from a 64-bit key to a pointer: a handful of entries, so a locked linear scan. */
+struct vd_map {
+	pthread_mutex_t lock;
+	struct vd_map_item {
+		uint64_t key;
+		void *value;
+	} * items;
+	uint32_t count, capacity;
+};
+
+#define VD_MAP_INIT                                                                                          \
+	{                                                                                                    \
+		.lock = PTHREAD_MUTEX_INITIALIZER                                                            \
+	}
+
+bool vd_map_insert(struct vd_map *map, uint64_t key, void *value);
+void *vd_map_find(struct vd_map *map, uint64_t key);
+void *vd_map_remove(struct vd_map *map, uint64_t key);
+void vd_map_fini(struct vd_map *map);
+
+static inline uint64_t vd_dispatch_key(const void *dispatchable)
+{
+	return (uint64_t)(uintptr_t) * (void *const *)dispatchable;
+}
+
+struct vd_instance {
+	VkInstance handle;
+	struct vd_instance_dispatch vk;
+};
+
+struct vd_device {
+	VkDevice handle;
+	VkPhysicalDevice physical;
+	struct vd_instance *instance;
+	struct vd_device_dispatch vk;
+	VkAllocationCallbacks allocator;
+	bool has_allocator;
+	/* The app enabled VK_KHR_swapchain and every function the display needs was found. */
+	bool display;
+	uint32_t default_family;  /* the first queue family the device was created with */
+	struct vd_map queues;     /* VkQueue -> queue family index + 1 */
+	struct vd_map swapchains; /* VkSwapchainKHR -> struct vd_swapchain */
+	VkPhysicalDeviceMemoryProperties memory;
+	float timestamp_period; /* ns per tick */
+	/* Extensions the display itself provides that the app enabled (vd_features.c). */
+	bool present_id, present_wait, present_id2, present_wait2, fifo_latest_ready, maintenance1;
+	bool present_timing, calibrated_khr;
+};
+
+extern struct vd_map vd_instances;
+extern struct vd_map vd_devices;
+
+static inline struct vd_instance *vd_instance_of(const void *instance_or_physical)
+{
+	return vd_map_find(&vd_instances, vd_dispatch_key(instance_or_physical));
+}
+
+static inline struct vd_device *vd_device_of(const void *device_or_queue)
+{
+	return vd_map_find(&vd_devices, vd_dispatch_key(device_or_queue));
+}
+
+static inline const VkAllocationCallbacks *vd_device_allocator(const struct vd_device *dev)
+{
+	return dev->has_allocator ? &dev->allocator : NULL;
+}
+
+void *vd_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystemAllocationScope scope);
+void vd_free(const VkAllocationCallbacks *allocator, void *memory);
+
+int64_t vd_now_ns(void);
+
+/* One stderr line prefixed `vdisplay: `. */
+void vd_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Hooks. */
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance instance, const char *name);
+VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, const char *name);
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *info,
+                                                 const VkAllocationCallbacks *allocator,
+                                                 VkInstance *instance);
+VKAPI_ATTR void VKAPI_CALL vd_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
+                                               const VkAllocationCallbacks *allocator, VkDevice *device);
+VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalDevice physical,
+                                                                     const char *layer, uint32_t *count,
+                                                                     VkExtensionProperties *props);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue(VkDevice device, uint32_t family, uint32_t index,
+                                             VkQueue *queue);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info,
+                                              VkQueue *queue);
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *info,
+                                                     const VkAllocationCallbacks *allocator,
+                                                     VkSwapchainKHR *swapchain);
+VKAPI_ATTR void VKAPI_CALL vd_DestroySwapchainKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                  const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainImagesKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                        uint32_t *count, VkImage *images);
+VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                      uint64_t timeout, VkSemaphore semaphore, VkFence fence,
+                                                      uint32_t *index);
+VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR *info,
+                                                       uint32_t *index);
+VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresentKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t id,
+                                                    uint64_t timeout);
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresent2KHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                     const VkPresentWait2InfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL vd_ReleaseSwapchainImagesKHR(VkDevice device,
+                                                            const VkReleaseSwapchainImagesInfoKHR *info);
+VKAPI_ATTR VkResult VKAPI_CALL vd_SetSwapchainPresentTimingQueueSizeEXT(VkDevice device,
+                                                                        VkSwapchainKHR swapchain,
+                                                                        uint32_t size);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                                                  VkSwapchainTimingPropertiesEXT *props,
+                                                                  uint64_t *counter);
+VKAPI_ATTR VkResult VKAPI_CALL
+vd_GetSwapchainTimeDomainPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                       VkSwapchainTimeDomainPropertiesEXT *props, uint64_t *counter);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
+                                                               const VkPastPresentationTimingInfoEXT *info,
+                                                               VkPastPresentationTimingPropertiesEXT *props);
+/* vd_features.c: VK_KHR_calibrated_timestamps on the driver's EXT. */
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetCalibratedTimestampsKHR(VkDevice device, uint32_t count,
+                                                             const VkCalibratedTimestampInfoKHR *infos,
+                                                             uint64_t *timestamps, uint64_t *max_deviation);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR(VkPhysicalDevice physical,
+                                                                               uint32_t *count,
+                                                                               VkTimeDomainKHR *domains);
+/* Whether one of our extensions needs the driver's VK_EXT_calibrated_timestamps. */
+bool vd_own_extension_needs_calibration(const char *name);
+
+/* vd_features.c: what the display advertises. */
+VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physical,
+                                                         VkPhysicalDeviceFeatures2 *features);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physical,
+                                                                          VkSurfaceKHR surface,
+                                                                          uint32_t *count,
+                                                                          VkPresentModeKHR *modes);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
+        VkPhysicalDevice physical, const VkPhysicalDeviceSurfaceInfo2KHR *info,
+        VkSurfaceCapabilities2KHR *caps);
+/* The device extensions the display adds to the driver's. */
+extern const VkExtensionProperties vd_own_extensions[];
+extern const uint32_t vd_own_extension_count;
+bool vd_is_own_extension(const char *name);
+/* Records which of ours the app enabled. */
+void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo *info);
+/* The driver's copy of the create info's pNext: without the feature structs of our extensions. */
+VkResult vd_strip_own_features(const void *chain, const void **out, void **storage);
+
+/* vd_images.c */
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateImage(VkDevice device, const VkImageCreateInfo *info,
+                                              const VkAllocationCallbacks *allocator, VkImage *image);
+VKAPI_ATTR VkResult VKAPI_CALL vd_BindImageMemory2(VkDevice device, uint32_t count,
+                                                   const VkBindImageMemoryInfo *infos);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceImageMemoryRequirements(VkDevice device,
+                                                               const VkDeviceImageMemoryRequirements *info,
+                                                               VkMemoryRequirements2 *requirements);
+VKAPI_ATTR void VKAPI_CALL
+vd_GetDeviceImageSparseMemoryRequirements(VkDevice device, const VkDeviceImageMemoryRequirements *info,
+                                          uint32_t *count, VkSparseImageMemoryRequirements2 *requirements);
+VKAPI_ATTR void VKAPI_CALL vd_GetDeviceImageSubresourceLayout(VkDevice device,
+                                                              const VkDeviceImageSubresourceInfo *info,
+                                                              VkSubresourceLayout2 *layout);
+
+/* vd_swapchain.c: the memory of a swapchain image, VK_NULL_HANDLE when there is no such image. */
+VkDeviceMemory vd_swapchain_image_memory(struct vd_device *dev, VkSwapchainKHR swapchain, uint32_t index);
+
+/* vd_swapchain.c: destroys the swapchains an app leaked, before its device goes. */
+void vd_swapchain_device_teardown(struct vd_device *dev);
+
+#endif

@@ -1,0 +1,479 @@
+/* vd_present.c — the app's side of a virtual display swapchain: acquire (an image the display does
+ * not hold, signalled without queue work), present (the wait submission with its ready timestamp,
+ * and the pNext extras: present ids, per-present modes, present fences, timing), present wait,
+ * releasing images, and VK_EXT_present_timing's queries. See vd_swapchain.h for the states.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vd_chain.h"
+#include "vd_swapchain.h"
+
+/* ---- acquire ---- */
+
+/* Signals the app's semaphore and fence without queue work: a temporary import of an already
+ * signalled SYNC_FD (-1). */
+static VkResult signal_acquire(struct vd_device *dev, VkSemaphore semaphore, VkFence fence)
+{
+	VkResult r;
+
+	if (semaphore) {
+		VkImportSemaphoreFdInfoKHR si = {
+		        .sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR,
+		        .semaphore = semaphore,
+		        .flags = VK_SEMAPHORE_IMPORT_TEMPORARY_BIT,
+		        .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT,
+		        .fd = -1,
+		};
+		r = dev->vk.ImportSemaphoreFdKHR(dev->handle, &si);
+		if (r != VK_SUCCESS)
+			return r;
+	}
+	if (fence) {
+		VkImportFenceFdInfoKHR fi = {
+		        .sType = VK_STRUCTURE_TYPE_IMPORT_FENCE_FD_INFO_KHR,
+		        .fence = fence,
+		        .flags = VK_FENCE_IMPORT_TEMPORARY_BIT,
+		        .handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT,
+		        .fd = -1,
+		};
+		r = dev->vk.ImportFenceFdKHR(dev->handle, &fi);
+		if (r != VK_SUCCESS)
+			return r;
+	}
+	return VK_SUCCESS;
+}
+
+static VkResult acquire(struct vd_device *dev, VkSwapchainKHR swapchain, uint64_t timeout,
+                        VkSemaphore semaphore, VkFence fence, uint32_t *index)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(dev, swapchain);
+	int64_t deadline = 0;
+	VkResult r = VK_SUCCESS;
+	uint32_t found = UINT32_MAX;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	/* A timeout past ~292 years is "forever" (UINT64_MAX included). */
+	if (timeout < (uint64_t)INT64_MAX / 2)
+		deadline = vd_now_ns() + (int64_t)timeout;
+	pthread_mutex_lock(&sc->lock);
+	for (;;) {
+		if (sc->retired) {
+			r = VK_ERROR_OUT_OF_DATE_KHR;
+			break;
+		}
+		for (uint32_t k = 0; k < sc->image_count; k++) {
+			uint32_t i = (sc->next_acquire + k) % sc->image_count;
+			if (sc->images[i].state == IMG_FREE) {
+				found = i;
+				break;
+			}
+		}
+		if (found != UINT32_MAX) {
+			sc->images[found].state = IMG_ACQUIRED;
+			sc->next_acquire = (found + 1) % sc->image_count;
+			break;
+		}
+		if (timeout == 0) {
+			r = VK_NOT_READY;
+			break;
+		}
+		struct timespec ts;
+		/* Forever is waited in one-second steps, which costs nothing and survives clock quirks. */
+		int64_t until = deadline ? deadline : vd_now_ns() + 1000000000;
+		if (deadline && vd_now_ns() >= deadline) {
+			r = VK_TIMEOUT;
+			break;
+		}
+		vd_abs_timespec(until, &ts);
+		pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	if (r != VK_SUCCESS)
+		return r;
+	r = signal_acquire(dev, semaphore, fence);
+	if (r != VK_SUCCESS) {
+		pthread_mutex_lock(&sc->lock);
+		sc->images[found].state = IMG_FREE;
+		pthread_cond_broadcast(&sc->cond);
+		pthread_mutex_unlock(&sc->lock);
+		return r == VK_ERROR_OUT_OF_HOST_MEMORY ? r : VK_ERROR_DEVICE_LOST;
+	}
+	*index = found;
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImageKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                      uint64_t timeout, VkSemaphore semaphore, VkFence fence,
+                                                      uint32_t *index)
+{
+	return acquire(vd_device_of(device), swapchain, timeout, semaphore, fence, index);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_AcquireNextImage2KHR(VkDevice device, const VkAcquireNextImageInfoKHR *info,
+                                                       uint32_t *index)
+{
+	/* deviceMask: one physical device, nothing to choose. */
+	return acquire(vd_device_of(device), info->swapchain, info->timeout, info->semaphore, info->fence,
+	               index);
+}
+
+/* ---- present ---- */
+
+/* Records the per-image timestamp command buffers for the family of the first queue presenting. */
+static VkResult prepare_commands(struct vd_swapchain *sc, uint32_t family)
+{
+	struct vd_device *dev = sc->dev;
+	const VkAllocationCallbacks *alloc = vd_device_allocator(dev);
+	VkCommandBuffer cmds[VD_MAX_IMAGES];
+	VkResult r;
+
+	if (sc->pool) {
+		if (family != sc->pool_family)
+			vd_msg("presents from two queue families on one swapchain are not modelled; the "
+			       "timestamps of family %u are used for both",
+			       sc->pool_family);
+		return VK_SUCCESS;
+	}
+	VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                              .queueFamilyIndex = family};
+	r = dev->vk.CreateCommandPool(dev->handle, &pi, alloc, &sc->pool);
+	if (r != VK_SUCCESS)
+		return r;
+	sc->pool_family = family;
+	VkCommandBufferAllocateInfo ai = {
+	        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	        .commandPool = sc->pool,
+	        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	        .commandBufferCount = sc->image_count,
+	};
+	r = dev->vk.AllocateCommandBuffers(dev->handle, &ai, cmds);
+	if (r != VK_SUCCESS)
+		return r;
+	for (uint32_t i = 0; i < sc->image_count; i++) {
+		VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+		sc->images[i].cmd = cmds[i];
+		if ((r = dev->vk.BeginCommandBuffer(cmds[i], &bi)) != VK_SUCCESS)
+			return r;
+		dev->vk.CmdResetQueryPool(cmds[i], sc->queries, i, 1);
+		dev->vk.CmdWriteTimestamp(cmds[i], VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, sc->queries, i);
+		if ((r = dev->vk.EndCommandBuffer(cmds[i])) != VK_SUCCESS)
+			return r;
+	}
+	return VK_SUCCESS;
+}
+
+static uint32_t queue_family(struct vd_device *dev, VkQueue queue)
+{
+	uintptr_t v = (uintptr_t)vd_map_find(&dev->queues, (uint64_t)(uintptr_t)queue);
+	return v ? (uint32_t)(v - 1) : dev->default_family;
+}
+
+/* Queues one swapchain's part of a present. `waits` carries the app's semaphores for the first
+ * swapchain presented; later ones are submitted behind it on the same queue. */
+static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t index, int64_t queued_ns,
+                            const VkSubmitInfo *waits, const struct vd_request *extra,
+                            const VkPresentTimingInfoEXT *timing)
+{
+	struct vd_device *dev = sc->dev;
+	struct vd_image *img;
+	VkResult r;
+
+	if (index >= sc->image_count)
+		return VK_ERROR_OUT_OF_DATE_KHR;
+	img = &sc->images[index];
+	r = prepare_commands(sc, queue_family(dev, queue));
+	if (r != VK_SUCCESS)
+		return r;
+	/* The image is ACQUIRED: neither the scan-out thread nor an earlier submission uses its fence. */
+	r = dev->vk.ResetFences(dev->handle, 1, &img->fence);
+	if (r != VK_SUCCESS)
+		return r;
+
+	/* Queued before it is submitted, so the scan-out thread never misses a request that became
+	 * ready before the horizon it advances to. */
+	struct vd_request req = *extra;
+	req.image = index;
+	req.queued_ns = queued_ns;
+	pthread_mutex_lock(&sc->lock);
+	if (img->state != IMG_ACQUIRED || !(img->seq = vd_engine_queue(&sc->engine, &req))) {
+		pthread_mutex_unlock(&sc->lock);
+		vd_msg("swapchain %u: present of image %u, which the app does not hold", sc->id, index);
+		return VK_ERROR_OUT_OF_DATE_KHR;
+	}
+	img->state = IMG_QUEUED;
+	img->submitted = false;
+	if (timing && timing->presentStageQueries)
+		vd_timing_add(&sc->timing, img->seq, req.present_id, timing->targetTime,
+		              timing->presentStageQueries);
+	pthread_mutex_unlock(&sc->lock);
+
+	VkSubmitInfo si = *waits;
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &img->cmd;
+	r = dev->vk.QueueSubmit(queue, 1, &si, img->fence);
+
+	pthread_mutex_lock(&sc->lock);
+	if (r == VK_SUCCESS) {
+		img->submitted = true;
+	} else {
+		vd_engine_cancel(&sc->engine, img->seq);
+		vd_timing_cancel(&sc->timing, img->seq);
+		img->state = IMG_FREE;
+	}
+	pthread_cond_broadcast(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+static bool timing_queue_full(struct vd_swapchain *sc)
+{
+	pthread_mutex_lock(&sc->lock);
+	bool full = vd_timing_full(&sc->timing);
+	pthread_mutex_unlock(&sc->lock);
+	return full;
+}
+
+/* What the present's pNext chain says about swapchain i. */
+struct present_extras {
+	const VkPresentIdKHR *id;
+	const VkPresentId2KHR *id2;
+	const VkSwapchainPresentFenceInfoKHR *fences;
+	const VkSwapchainPresentModeInfoKHR *modes;
+	const VkPresentTimingsInfoEXT *timings;
+};
+
+static const VkPresentTimingInfoEXT *timing_for(const struct present_extras *x, uint32_t i)
+{
+	return x->timings && x->timings->pTimingInfos && i < x->timings->swapchainCount
+	               ? &x->timings->pTimingInfos[i]
+	               : NULL;
+}
+
+static void request_for(const struct present_extras *x, const struct vd_swapchain *sc, uint32_t i,
+                        struct vd_request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->mode = sc->mode;
+	if (x->modes && i < x->modes->swapchainCount)
+		req->mode = vd_mode_of(x->modes->pPresentModes[i]);
+	if (x->id && x->id->pPresentIds && i < x->id->swapchainCount)
+		req->present_id = x->id->pPresentIds[i];
+	if (x->id2 && x->id2->pPresentIds && i < x->id2->swapchainCount)
+		req->present_id = x->id2->pPresentIds[i];
+	const VkPresentTimingInfoEXT *t = timing_for(x, i);
+	if (t && t->targetTime) {
+		/* The display has one time domain (CLOCK_MONOTONIC), and every display stage of a
+		 * vblank latch happens at the vblank, so the target's stage changes nothing. */
+		req->target_kind = (t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT)
+		                           ? VD_TARGET_RELATIVE
+		                           : VD_TARGET_ABSOLUTE;
+		req->target_ns = t->targetTime > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t->targetTime;
+		req->nearest = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
+	}
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
+{
+	struct vd_device *dev = vd_device_of(queue);
+	int64_t queued_ns = vd_now_ns();
+	VkPipelineStageFlags stages_small[16], *stages = stages_small;
+	VkResult result = VK_SUCCESS;
+	bool waited = false;
+	struct present_extras x = {
+	        .id = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR),
+	        .id2 = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR),
+	        .fences = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_KHR),
+	        .modes = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR),
+	        .timings = vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT),
+	};
+
+	if (info->waitSemaphoreCount > 16) {
+		stages = malloc(info->waitSemaphoreCount * sizeof(*stages));
+		if (!stages)
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+	}
+	for (uint32_t i = 0; i < info->waitSemaphoreCount; i++)
+		stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct vd_swapchain *sc = vd_swapchain_of(dev, info->pSwapchains[i]);
+		VkSubmitInfo waits = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+		struct vd_request req;
+		VkResult r = VK_ERROR_SURFACE_LOST_KHR;
+
+		if (!waited) {
+			waits.waitSemaphoreCount = info->waitSemaphoreCount;
+			waits.pWaitSemaphores = info->pWaitSemaphores;
+			waits.pWaitDstStageMask = stages;
+		}
+		const VkPresentTimingInfoEXT *timing = timing_for(&x, i);
+		if (sc && timing && timing->presentStageQueries && timing_queue_full(sc)) {
+			/* The request is refused, but as for the other errors the spec lists for a
+			 * rejected present, its semaphore waits still execute. */
+			r = waited ? VK_SUCCESS : dev->vk.QueueSubmit(queue, 1, &waits, VK_NULL_HANDLE);
+			if (r == VK_SUCCESS)
+				waited = true;
+			r = r == VK_SUCCESS ? VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT : r;
+			if (info->pResults)
+				info->pResults[i] = r;
+			if (result == VK_SUCCESS)
+				result = r;
+			continue;
+		}
+		if (sc) {
+			request_for(&x, sc, i, &req);
+			r = present_one(queue, sc, info->pImageIndices[i], queued_ns, &waits, &req, timing);
+		}
+		if (r == VK_SUCCESS)
+			waited = true;
+		/* swapchain_maintenance1 present fence: signalled once the present's wait on the
+		 * semaphores is done, i.e. after the submission above, by an empty submission behind it. */
+		if (r == VK_SUCCESS && x.fences && i < x.fences->swapchainCount && x.fences->pFences[i])
+			r = dev->vk.QueueSubmit(queue, 0, NULL, x.fences->pFences[i]);
+		if (info->pResults)
+			info->pResults[i] = r;
+		if (r != VK_SUCCESS && result == VK_SUCCESS)
+			result = r;
+	}
+	if (stages != stages_small)
+		free(stages);
+	return result;
+}
+
+/* ---- present wait, release ---- */
+
+static VkResult wait_for_present(struct vd_device *dev, VkSwapchainKHR swapchain, uint64_t id,
+                                 uint64_t timeout)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(dev, swapchain);
+	int64_t deadline = timeout < (uint64_t)INT64_MAX / 2 ? vd_now_ns() + (int64_t)timeout : 0;
+	VkResult r = VK_SUCCESS;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	while (sc->shown_present_id < id) {
+		struct timespec ts;
+		if (sc->retired) {
+			r = VK_ERROR_OUT_OF_DATE_KHR;
+			break;
+		}
+		if (timeout == 0 || (deadline && vd_now_ns() >= deadline)) {
+			r = VK_TIMEOUT;
+			break;
+		}
+		vd_abs_timespec(deadline ? deadline : vd_now_ns() + 1000000000, &ts);
+		pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
+	}
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresentKHR(VkDevice device, VkSwapchainKHR swapchain, uint64_t id,
+                                                    uint64_t timeout)
+{
+	return wait_for_present(vd_device_of(device), swapchain, id, timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_WaitForPresent2KHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                     const VkPresentWait2InfoKHR *info)
+{
+	return wait_for_present(vd_device_of(device), swapchain, info->presentId, info->timeout);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_ReleaseSwapchainImagesKHR(VkDevice device,
+                                                            const VkReleaseSwapchainImagesInfoKHR *info)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), info->swapchain);
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	for (uint32_t i = 0; i < info->imageIndexCount; i++) {
+		uint32_t index = info->pImageIndices[i];
+		/* "acquired but not yet presented" images go back to the presentation engine. */
+		if (index < sc->image_count && sc->images[index].state == IMG_ACQUIRED)
+			sc->images[index].state = IMG_FREE;
+	}
+	pthread_cond_broadcast(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
+	return VK_SUCCESS;
+}
+
+/* ---- VK_EXT_present_timing ---- */
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_SetSwapchainPresentTimingQueueSizeEXT(VkDevice device,
+                                                                        VkSwapchainKHR swapchain,
+                                                                        uint32_t size)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), swapchain);
+	VkResult r;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	r = vd_timing_resize(&sc->timing, size);
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                                                  VkSwapchainTimingPropertiesEXT *props,
+                                                                  uint64_t *counter)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), swapchain);
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	/* refreshDuration: the shortest refresh (the maximum rate); fractional rates round to the
+	 * nearest ns, the grid itself is exact. refreshInterval: the same on a fixed-rate display,
+	 * UINT64_MAX ("variable") with VRR. */
+	props->refreshDuration =
+	        (uint64_t)((1000000000000ll + sc->engine.rate_mhz / 2) / sc->engine.rate_mhz);
+	props->refreshInterval = sc->engine.vrr_min_mhz ? UINT64_MAX : props->refreshDuration;
+	if (counter)
+		*counter = 1;
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL
+vd_GetSwapchainTimeDomainPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain,
+                                       VkSwapchainTimeDomainPropertiesEXT *props, uint64_t *counter)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), swapchain);
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	if (counter)
+		*counter = 1;
+	/* One domain, CLOCK_MONOTONIC, id 0: every time the display reports or accepts. */
+	if (!props->pTimeDomains && !props->pTimeDomainIds) {
+		props->timeDomainCount = 1;
+		return VK_SUCCESS;
+	}
+	if (props->timeDomainCount < 1)
+		return VK_INCOMPLETE;
+	props->timeDomainCount = 1;
+	if (props->pTimeDomains)
+		props->pTimeDomains[0] = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+	if (props->pTimeDomainIds)
+		props->pTimeDomainIds[0] = 0;
+	return VK_SUCCESS;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
+                                                               const VkPastPresentationTimingInfoEXT *info,
+                                                               VkPastPresentationTimingPropertiesEXT *props)
+{
+	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), info->swapchain);
+	VkResult r;
+
+	if (!sc)
+		return VK_ERROR_SURFACE_LOST_KHR;
+	pthread_mutex_lock(&sc->lock);
+	r = vd_timing_collect(&sc->timing, info->flags, props);
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}

@@ -1,0 +1,727 @@
+/* vd_probe.c — a small Vulkan app that exercises the virtual display where vkcube cannot: present
+ * ids and present wait, FIFO_LATEST_READY, per-present mode switching, present fences, releasing
+ * images, and acquire timeouts. It renders nothing: each frame is a layout transition to
+ * PRESENT_SRC, so lavapipe's work is trivial and timing is the display's. It uses a headless surface,
+ * so it needs no X server.
+ *
+ *   vd_probe SCENARIO [FRAMES]
+ *
+ * Prints one `probe: ...` line per fact the Python side checks against the truth log, and exits
+ * non-zero when a Vulkan call fails or a check that needs no log fails.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <vulkan/vulkan.h>
+
+#define CHECK_VK(call)                                                                                       \
+	do {                                                                                                 \
+		VkResult r_ = (call);                                                                        \
+		if (r_ != VK_SUCCESS) {                                                                      \
+			fprintf(stderr, "probe: %s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);           \
+			exit(1);                                                                             \
+		}                                                                                            \
+	} while (0)
+
+#define MAX_IMAGES 8
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct probe {
+	VkInstance instance;
+	VkPhysicalDevice physical;
+	VkDevice device;
+	VkQueue queue;
+	VkSurfaceKHR surface;
+	VkSwapchainKHR swapchain;
+	uint32_t image_count;
+	VkExtent2D extent;
+	VkImage images[MAX_IMAGES];
+	VkCommandPool pool;
+	VkCommandBuffer cmds[MAX_IMAGES];
+	VkSemaphore acquired[MAX_IMAGES], rendered[MAX_IMAGES];
+	VkFence done[MAX_IMAGES];
+	VkFence image_fence[MAX_IMAGES]; /* the fence of the last submission of each image's commands */
+	uint32_t frame;
+	pthread_mutex_t *queue_lock; /* when another thread submits too: the app's queue lock */
+	bool id2;                    /* present ids through VkPresentId2KHR (present_id2 / present_wait2) */
+	bool timing;                 /* the swapchain is made with PRESENT_TIMING */
+	const VkPresentTimingInfoEXT *next_timing; /* chained into the next present */
+	VkResult last_present;
+	PFN_vkWaitForPresentKHR WaitForPresentKHR;
+	PFN_vkWaitForPresent2KHR WaitForPresent2KHR;
+	PFN_vkReleaseSwapchainImagesKHR ReleaseSwapchainImagesKHR;
+};
+
+static void create_device(struct probe *p)
+{
+	const char *instance_exts[] = {
+	        VK_KHR_SURFACE_EXTENSION_NAME,
+	        VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME,
+	        VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME,
+	        VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME,
+	};
+	VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+	                         .pApplicationName = "vd_probe",
+	                         .apiVersion = VK_API_VERSION_1_3};
+	VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+	                            .pApplicationInfo = &app,
+	                            .enabledExtensionCount = 4,
+	                            .ppEnabledExtensionNames = instance_exts};
+	CHECK_VK(vkCreateInstance(&ici, NULL, &p->instance));
+	uint32_t n = 1;
+	VkResult r = vkEnumeratePhysicalDevices(p->instance, &n, &p->physical);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+		fprintf(stderr, "probe: no physical device\n");
+		exit(1);
+	}
+	VkHeadlessSurfaceCreateInfoEXT hs = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
+	CHECK_VK(vkCreateHeadlessSurfaceEXT(p->instance, &hs, NULL, &p->surface));
+
+	/* The display's features, asked the standard way. */
+	VkPhysicalDevicePresentTimingFeaturesEXT timing = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT};
+	VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR latest = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR,
+	        .pNext = &timing};
+	VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR m1 = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR,
+	        .pNext = &latest};
+	VkPhysicalDevicePresentWait2FeaturesKHR wait2 = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_2_FEATURES_KHR, .pNext = &m1};
+	VkPhysicalDevicePresentId2FeaturesKHR id2 = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR, .pNext = &wait2};
+	VkPhysicalDevicePresentWaitFeaturesKHR wait = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR, .pNext = &id2};
+	VkPhysicalDevicePresentIdFeaturesKHR id = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR, .pNext = &wait};
+	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &id};
+	vkGetPhysicalDeviceFeatures2(p->physical, &f2);
+	printf("probe: features presentId=%u presentWait=%u presentId2=%u presentWait2=%u maintenance1=%u "
+	       "fifoLatestReady=%u\n",
+	       id.presentId, wait.presentWait, id2.presentId2, wait2.presentWait2, m1.swapchainMaintenance1,
+	       latest.presentModeFifoLatestReady);
+	if (!id.presentId || !wait.presentWait || !id2.presentId2 || !wait2.presentWait2 ||
+	    !m1.swapchainMaintenance1 || !latest.presentModeFifoLatestReady || !timing.presentTiming ||
+	    !timing.presentAtAbsoluteTime || !timing.presentAtRelativeTime) {
+		fprintf(stderr, "probe: a display feature is missing\n");
+		exit(1);
+	}
+
+	const char *device_exts[] = {
+	        VK_KHR_SWAPCHAIN_EXTENSION_NAME,
+	        VK_KHR_PRESENT_ID_EXTENSION_NAME,
+	        VK_KHR_PRESENT_WAIT_EXTENSION_NAME,
+	        VK_KHR_PRESENT_ID_2_EXTENSION_NAME,
+	        VK_KHR_PRESENT_WAIT_2_EXTENSION_NAME,
+	        VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME,
+	        VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
+	        VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
+	        VK_EXT_PRESENT_TIMING_EXTENSION_NAME,
+	};
+	float priority = 1.0f;
+	VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+	                               .queueFamilyIndex = 0,
+	                               .queueCount = 1,
+	                               .pQueuePriorities = &priority};
+	VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	                          .pNext = &f2,
+	                          .queueCreateInfoCount = 1,
+	                          .pQueueCreateInfos = &qci,
+	                          .enabledExtensionCount = sizeof(device_exts) / sizeof(device_exts[0]),
+	                          .ppEnabledExtensionNames = device_exts};
+	CHECK_VK(vkCreateDevice(p->physical, &dci, NULL, &p->device));
+	vkGetDeviceQueue(p->device, 0, 0, &p->queue);
+	p->WaitForPresentKHR = (PFN_vkWaitForPresentKHR)vkGetDeviceProcAddr(p->device, "vkWaitForPresentKHR");
+	p->WaitForPresent2KHR =
+	        (PFN_vkWaitForPresent2KHR)vkGetDeviceProcAddr(p->device, "vkWaitForPresent2KHR");
+	p->ReleaseSwapchainImagesKHR = (PFN_vkReleaseSwapchainImagesKHR)vkGetDeviceProcAddr(
+	        p->device, "vkReleaseSwapchainImagesKHR");
+	if (!p->WaitForPresentKHR || !p->WaitForPresent2KHR || !p->ReleaseSwapchainImagesKHR) {
+		fprintf(stderr, "probe: the display's functions are not reachable\n");
+		exit(1);
+	}
+}
+
+static void create_swapchain(struct probe *p, VkPresentModeKHR mode, uint32_t images)
+{
+	VkPresentModeKHR modes[] = {VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+	                            VK_PRESENT_MODE_MAILBOX_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR,
+	                            VK_PRESENT_MODE_FIFO_RELAXED_KHR};
+	/* surface_maintenance1: the modes compatible with `mode`, as the display reports them. */
+	VkSurfacePresentModeKHR asked = {.sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_KHR,
+	                                 .presentMode = mode};
+	VkPhysicalDeviceSurfaceInfo2KHR si = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
+	                                      .pNext = &asked,
+	                                      .surface = p->surface};
+	VkPresentModeKHR compat[8];
+	VkSurfacePresentModeCompatibilityKHR cm = {
+	        .sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_KHR,
+	        .presentModeCount = 8,
+	        .pPresentModes = compat};
+	VkSurfaceCapabilities2KHR caps = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
+	                                  .pNext = &cm};
+	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(p->physical, &si, &caps));
+	printf("probe: compatible modes %u\n", cm.presentModeCount);
+
+	VkSwapchainPresentModesCreateInfoKHR pm = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODES_CREATE_INFO_KHR,
+	        .presentModeCount = 5,
+	        .pPresentModes = modes};
+	for (uint32_t i = 0; i < 5; i++)
+		if (modes[i] == mode)
+			modes[i] = modes[0], modes[0] = mode;
+	if (images < caps.surfaceCapabilities.minImageCount)
+		images = caps.surfaceCapabilities.minImageCount;
+	VkSwapchainCreateInfoKHR ci = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+	        .pNext = &pm,
+	        .surface = p->surface,
+	        .minImageCount = images,
+	        .imageFormat = VK_FORMAT_B8G8R8A8_UNORM,
+	        .imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
+	        .imageExtent = {64, 64},
+	        .imageArrayLayers = 1,
+	        .imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	        .preTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
+	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
+	        .presentMode = mode,
+	        .clipped = VK_TRUE,
+	};
+	if (caps.surfaceCapabilities.currentExtent.width != UINT32_MAX)
+		ci.imageExtent = caps.surfaceCapabilities.currentExtent;
+	if (p->id2)
+		ci.flags |=
+		        VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR | VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR;
+	if (p->timing)
+		ci.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
+	CHECK_VK(vkCreateSwapchainKHR(p->device, &ci, NULL, &p->swapchain));
+	p->extent = ci.imageExtent;
+	p->image_count = MAX_IMAGES;
+	CHECK_VK(vkGetSwapchainImagesKHR(p->device, p->swapchain, &p->image_count, p->images));
+
+	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                               .queueFamilyIndex = 0};
+	CHECK_VK(vkCreateCommandPool(p->device, &pci, NULL, &p->pool));
+	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	                                  .commandPool = p->pool,
+	                                  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	                                  .commandBufferCount = p->image_count};
+	CHECK_VK(vkAllocateCommandBuffers(p->device, &ai, p->cmds));
+	for (uint32_t i = 0; i < p->image_count; i++) {
+		VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+		VkImageMemoryBarrier b = {
+		        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		        .srcAccessMask = 0,
+		        .dstAccessMask = 0,
+		        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+		        .newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+		        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		        .image = p->images[i],
+		        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+		};
+		CHECK_VK(vkBeginCommandBuffer(p->cmds[i], &bi));
+		vkCmdPipelineBarrier(p->cmds[i], VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		                     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+		CHECK_VK(vkEndCommandBuffer(p->cmds[i]));
+	}
+	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
+		VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+		                         .flags = VK_FENCE_CREATE_SIGNALED_BIT};
+		CHECK_VK(vkCreateSemaphore(p->device, &sci, NULL, &p->acquired[i]));
+		CHECK_VK(vkCreateSemaphore(p->device, &sci, NULL, &p->rendered[i]));
+		CHECK_VK(vkCreateFence(p->device, &fci, NULL, &p->done[i]));
+	}
+}
+
+/* One frame: acquire, transition, present with an id (and optionally a mode and a fence). */
+static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode, VkFence present_fence)
+{
+	uint32_t slot = p->frame++ % MAX_IMAGES, index;
+
+	CHECK_VK(vkWaitForFences(p->device, 1, &p->done[slot], VK_TRUE, UINT64_MAX));
+	CHECK_VK(vkResetFences(p->device, 1, &p->done[slot]));
+	CHECK_VK(vkAcquireNextImageKHR(p->device, p->swapchain, UINT64_MAX, p->acquired[slot], VK_NULL_HANDLE,
+	                               &index));
+	/* The image's command buffer may still be pending from the frame that last used it. */
+	if (p->image_fence[index])
+		CHECK_VK(vkWaitForFences(p->device, 1, &p->image_fence[index], VK_TRUE, UINT64_MAX));
+	p->image_fence[index] = p->done[slot];
+	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	                   .waitSemaphoreCount = 1,
+	                   .pWaitSemaphores = &p->acquired[slot],
+	                   .pWaitDstStageMask = &stage,
+	                   .commandBufferCount = 1,
+	                   .pCommandBuffers = &p->cmds[index],
+	                   .signalSemaphoreCount = 1,
+	                   .pSignalSemaphores = &p->rendered[slot]};
+	if (p->queue_lock)
+		pthread_mutex_lock(p->queue_lock);
+	CHECK_VK(vkQueueSubmit(p->queue, 1, &si, p->done[slot]));
+	if (p->queue_lock)
+		pthread_mutex_unlock(p->queue_lock);
+
+	VkPresentIdKHR pid = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .swapchainCount = 1, .pPresentIds = &id};
+	VkSwapchainPresentModeInfoKHR pm = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR,
+	                                    .swapchainCount = 1,
+	                                    .pPresentModes = mode};
+	VkSwapchainPresentFenceInfoKHR pf = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_KHR,
+	                                     .swapchainCount = 1,
+	                                     .pFences = &present_fence};
+	VkPresentId2KHR pid2 = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR, .swapchainCount = 1, .pPresentIds = &id};
+	const void *chain = p->id2 ? (const void *)&pid2 : (const void *)&pid;
+	if (mode) {
+		pm.pNext = chain;
+		chain = &pm;
+	}
+	if (present_fence) {
+		pf.pNext = chain;
+		chain = &pf;
+	}
+	VkPresentTimingsInfoEXT pt = {.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
+	                              .pNext = chain,
+	                              .swapchainCount = 1,
+	                              .pTimingInfos = p->next_timing};
+	if (p->next_timing)
+		chain = &pt;
+	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
+	                       .pNext = chain,
+	                       .waitSemaphoreCount = 1,
+	                       .pWaitSemaphores = &p->rendered[slot],
+	                       .swapchainCount = 1,
+	                       .pSwapchains = &p->swapchain,
+	                       .pImageIndices = &index};
+	printf("probe: present id=%" PRIu64 " at=%" PRId64 "\n", id, now_ns());
+	if (p->queue_lock)
+		pthread_mutex_lock(p->queue_lock);
+	p->last_present = vkQueuePresentKHR(p->queue, &pi);
+	if (p->queue_lock)
+		pthread_mutex_unlock(p->queue_lock);
+	if (p->last_present == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) {
+		/* Refused; the image is still ours: present it again without stage queries. The
+		 * semaphore waits of the refused present did execute, so this one waits on nothing. */
+		printf("probe: present id=%" PRIu64 " refused: timing queue full\n", id);
+		VkPresentTimingInfoEXT none = *p->next_timing;
+		none.presentStageQueries = 0;
+		pt.pTimingInfos = &none;
+		pi.waitSemaphoreCount = 0;
+		CHECK_VK(vkQueuePresentKHR(p->queue, &pi));
+	} else {
+		CHECK_VK(p->last_present);
+	}
+	return index;
+}
+
+static void destroy(struct probe *p)
+{
+	vkDeviceWaitIdle(p->device);
+	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
+		vkDestroySemaphore(p->device, p->acquired[i], NULL);
+		vkDestroySemaphore(p->device, p->rendered[i], NULL);
+		vkDestroyFence(p->device, p->done[i], NULL);
+	}
+	vkDestroyCommandPool(p->device, p->pool, NULL);
+	vkDestroySwapchainKHR(p->device, p->swapchain, NULL);
+	vkDestroyDevice(p->device, NULL);
+	vkDestroySurfaceKHR(p->instance, p->surface, NULL);
+	vkDestroyInstance(p->instance, NULL);
+}
+
+/* Present wait: each wait returns only once that id's image is on screen; the Python side compares
+ * the return times with the first-pixel times of the truth log. */
+static int scenario_present_wait(struct probe *p, int frames, bool v2)
+{
+	p->id2 = v2;
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
+	for (int i = 1; i <= frames; i++) {
+		frame(p, i, NULL, VK_NULL_HANDLE);
+		uint64_t wait_for = i > 1 ? i - 1 : 1; /* keep one frame queued, like a game would */
+		if (v2) {
+			VkPresentWait2InfoKHR wi = {.sType = VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR,
+			                            .presentId = wait_for,
+			                            .timeout = 1000000000};
+			CHECK_VK(p->WaitForPresent2KHR(p->device, p->swapchain, &wi));
+		} else {
+			CHECK_VK(p->WaitForPresentKHR(p->device, p->swapchain, wait_for, 1000000000));
+		}
+		printf("probe: waited id=%" PRIu64 " at=%" PRId64 "\n", wait_for, now_ns());
+	}
+	/* A wait for an id never presented times out. */
+	VkResult r = p->WaitForPresentKHR(p->device, p->swapchain, 1000000, 20000000);
+	printf("probe: wait for unknown id: %d\n", r);
+	destroy(p);
+	return r == VK_TIMEOUT ? 0 : 1;
+}
+
+/* FIFO_LATEST_READY with bursts of three presents per refresh, then per-present switches to MAILBOX
+ * and back to FIFO, each with a present fence. */
+static int scenario_modes(struct probe *p, int frames)
+{
+	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	VkFence pf;
+	VkPresentModeKHR latest = VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+	                 mailbox = VK_PRESENT_MODE_MAILBOX_KHR, fifo = VK_PRESENT_MODE_FIFO_KHR;
+	uint64_t id = 1;
+
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_LATEST_READY_KHR, 5);
+	CHECK_VK(vkCreateFence(p->device, &fci, NULL, &pf));
+	for (int i = 0; i < frames; i++) {
+		const VkPresentModeKHR *mode = i < frames / 2       ? &latest
+		                               : i < frames * 3 / 4 ? &mailbox
+		                                                    : &fifo;
+		for (int k = 0; k < 3; k++)
+			frame(p, id++, mode, VK_NULL_HANDLE);
+		/* The present fence signals once the display is done with the present's semaphores. */
+		frame(p, id, mode, pf);
+		CHECK_VK(vkWaitForFences(p->device, 1, &pf, VK_TRUE, 1000000000));
+		CHECK_VK(vkResetFences(p->device, 1, &pf));
+		CHECK_VK(p->WaitForPresentKHR(p->device, p->swapchain, id, 1000000000));
+		id++;
+	}
+	printf("probe: modes done, last id %" PRIu64 "\n", id - 1);
+	CHECK_VK(vkDeviceWaitIdle(p->device));
+	vkDestroyFence(p->device, pf, NULL);
+	destroy(p);
+	return 0;
+}
+
+/* Acquire honours its timeout; a released image can be acquired again at once. */
+static int scenario_acquire(struct probe *p)
+{
+	uint32_t index[MAX_IMAGES];
+	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	VkFence f[MAX_IMAGES];
+	int bad = 0;
+
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
+	for (uint32_t i = 0; i < p->image_count; i++) {
+		CHECK_VK(vkCreateFence(p->device, &fci, NULL, &f[i]));
+		CHECK_VK(vkAcquireNextImageKHR(p->device, p->swapchain, 0, VK_NULL_HANDLE, f[i], &index[i]));
+		/* Signalled without queue work, at once. */
+		CHECK_VK(vkWaitForFences(p->device, 1, &f[i], VK_TRUE, 0));
+	}
+	uint32_t extra;
+	CHECK_VK(vkResetFences(p->device, 1, &f[0]));
+	VkResult r = vkAcquireNextImageKHR(p->device, p->swapchain, 0, VK_NULL_HANDLE, f[0], &extra);
+	printf("probe: acquire with every image held, timeout 0: %d\n", r);
+	bad |= r != VK_NOT_READY;
+	int64_t t0 = now_ns();
+	r = vkAcquireNextImageKHR(p->device, p->swapchain, 20000000, VK_NULL_HANDLE, f[0], &extra);
+	int64_t waited = now_ns() - t0;
+	printf("probe: acquire with every image held, timeout 20 ms: %d after %.1f ms\n", r, waited / 1e6);
+	bad |= r != VK_TIMEOUT || waited < 20000000;
+
+	VkReleaseSwapchainImagesInfoKHR ri = {.sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_KHR,
+	                                      .swapchain = p->swapchain,
+	                                      .imageIndexCount = 1,
+	                                      .pImageIndices = &index[1]};
+	CHECK_VK(p->ReleaseSwapchainImagesKHR(p->device, &ri));
+	CHECK_VK(vkResetFences(p->device, 1, &f[0]));
+	r = vkAcquireNextImageKHR(p->device, p->swapchain, 0, VK_NULL_HANDLE, f[0], &extra);
+	printf("probe: acquire after release: %d, image %u (released %u)\n", r, extra, index[1]);
+	bad |= r != VK_SUCCESS || extra != index[1];
+	for (uint32_t i = 0; i < p->image_count; i++)
+		vkDestroyFence(p->device, f[i], NULL);
+	/* Every image is acquired and none presented: give them back before destroying. */
+	VkReleaseSwapchainImagesInfoKHR all = {.sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_KHR,
+	                                       .swapchain = p->swapchain,
+	                                       .imageIndexCount = p->image_count,
+	                                       .pImageIndices = index};
+	index[1] = extra;
+	CHECK_VK(p->ReleaseSwapchainImagesKHR(p->device, &all));
+	destroy(p);
+	return bad;
+}
+
+static void wait_idle_display(struct probe *p, uint64_t id)
+{
+	VkPresentWait2InfoKHR wi = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR, .presentId = id, .timeout = 1000000000};
+	CHECK_VK(p->WaitForPresent2KHR(p->device, p->swapchain, &wi));
+}
+
+/* VK_EXT_present_timing: properties, the results queue (QUEUE_FULL, stage times) and target times. */
+static int scenario_timing(struct probe *p)
+{
+	PFN_vkGetSwapchainTimingPropertiesEXT GetTiming =
+	        (PFN_vkGetSwapchainTimingPropertiesEXT)vkGetDeviceProcAddr(
+	                p->device, "vkGetSwapchainTimingPropertiesEXT");
+	PFN_vkGetSwapchainTimeDomainPropertiesEXT GetDomains =
+	        (PFN_vkGetSwapchainTimeDomainPropertiesEXT)vkGetDeviceProcAddr(
+	                p->device, "vkGetSwapchainTimeDomainPropertiesEXT");
+	PFN_vkSetSwapchainPresentTimingQueueSizeEXT SetQueueSize =
+	        (PFN_vkSetSwapchainPresentTimingQueueSizeEXT)vkGetDeviceProcAddr(
+	                p->device, "vkSetSwapchainPresentTimingQueueSizeEXT");
+	PFN_vkGetPastPresentationTimingEXT GetPast = (PFN_vkGetPastPresentationTimingEXT)vkGetDeviceProcAddr(
+	        p->device, "vkGetPastPresentationTimingEXT");
+	if (!GetTiming || !GetDomains || !SetQueueSize || !GetPast) {
+		fprintf(stderr, "probe: present timing functions missing\n");
+		return 1;
+	}
+	p->id2 = p->timing = true;
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 4);
+
+	/* VK_KHR_calibrated_timestamps, which present timing requires, served on the driver's EXT. */
+	PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR GetDomainsKHR =
+	        (PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR)vkGetInstanceProcAddr(
+	                p->instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+	PFN_vkGetCalibratedTimestampsKHR GetCalibrated =
+	        (PFN_vkGetCalibratedTimestampsKHR)vkGetDeviceProcAddr(p->device,
+	                                                              "vkGetCalibratedTimestampsKHR");
+	if (!GetDomainsKHR || !GetCalibrated) {
+		fprintf(stderr, "probe: VK_KHR_calibrated_timestamps functions missing\n");
+		return 1;
+	}
+	VkTimeDomainKHR domains[8];
+	uint32_t domain_count = 8;
+	CHECK_VK(GetDomainsKHR(p->physical, &domain_count, domains));
+	VkCalibratedTimestampInfoKHR cti = {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	                                    .timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR};
+	uint64_t stamp, deviation;
+	int64_t before = now_ns();
+	CHECK_VK(GetCalibrated(p->device, 1, &cti, &stamp, &deviation));
+	int64_t after = now_ns();
+	printf("probe: calibrated: %u domains, CLOCK_MONOTONIC within the call: %d\n", domain_count,
+	       (int64_t)stamp >= before && (int64_t)stamp <= after);
+	if ((int64_t)stamp < before || (int64_t)stamp > after)
+		return 1;
+
+	VkSwapchainTimingPropertiesEXT tp = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
+	uint64_t counter = 0;
+	CHECK_VK(GetTiming(p->device, p->swapchain, &tp, &counter));
+	VkTimeDomainKHR domain;
+	uint64_t domain_id;
+	VkSwapchainTimeDomainPropertiesEXT dp = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT};
+	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
+	dp.timeDomainCount = 1;
+	dp.pTimeDomains = &domain;
+	dp.pTimeDomainIds = &domain_id;
+	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
+	printf("probe: refreshDuration=%" PRIu64 " refreshInterval=%" PRIu64 " domain=%d id=%" PRIu64 "\n",
+	       tp.refreshDuration, tp.refreshInterval, domain, domain_id);
+	const uint64_t period = tp.refreshDuration;
+
+	/* Four slots; the fifth present asking for stage times is refused. */
+	CHECK_VK(SetQueueSize(p->device, p->swapchain, 4));
+	VkPresentTimingInfoEXT ti = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
+	        .timeDomainId = domain_id,
+	        .presentStageQueries = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
+	                               VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
+	                               VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |
+	                               VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT,
+	        .targetTimeDomainPresentStage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT};
+	p->next_timing = &ti;
+	int refused = 0;
+	for (uint64_t id = 1; id <= 5; id++) {
+		frame(p, id, NULL, VK_NULL_HANDLE);
+		refused += p->last_present == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
+	}
+	printf("probe: refused %d of 5 (queue of 4)\n", refused);
+	wait_idle_display(p, 5);
+
+	VkPresentStageTimeEXT stages[4][4];
+	VkPastPresentationTimingEXT past[4];
+	uint32_t got = 0;
+	for (int attempt = 0; attempt < 50 && got < 4; attempt++) {
+		for (uint32_t i = 0; i < 4; i++)
+			past[i] = (VkPastPresentationTimingEXT){
+			        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_EXT,
+			        .presentStageCount = 4,
+			        .pPresentStages = stages[i]};
+		VkPastPresentationTimingInfoEXT pi = {
+		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
+		        .swapchain = p->swapchain};
+		VkPastPresentationTimingPropertiesEXT pp = {
+		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
+		        .presentationTimingCount = 4 - got,
+		        .pPresentationTimings = past};
+		VkResult r = GetPast(p->device, &pi, &pp);
+		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+			CHECK_VK(r);
+		for (uint32_t i = 0; i < pp.presentationTimingCount; i++) {
+			for (uint32_t s = 0; s < past[i].presentStageCount; s++)
+				printf("probe: timing id=%" PRIu64 " stage=%u time=%" PRIu64 " complete=%u\n",
+				       past[i].presentId, past[i].pPresentStages[s].stage,
+				       past[i].pPresentStages[s].time, past[i].reportComplete);
+			got += past[i].reportComplete;
+		}
+		if (got < 4)
+			nanosleep(&(struct timespec){0, 20000000}, NULL);
+	}
+	printf("probe: %u timing results\n", got);
+
+	/* Target times, each present alone on an idle display (one frame of the previous on screen).
+	 * The display's grid is read back from the last first-pixel time; refreshDuration is rounded to
+	 * the ns, so targets on the grid use NEAREST or a margin, as a real app's would. */
+	uint64_t last_pixel = 0;
+	for (uint32_t s = 0; s < 4 && got; s++)
+		if (stages[got - 1][s].stage == VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT)
+			last_pixel = stages[got - 1][s].time;
+	struct {
+		uint64_t id;
+		VkPresentTimingInfoFlagsEXT flags;
+		int64_t refreshes_ahead; /* from the next vblank after now */
+		int64_t offset;          /* from that vblank, in 1/10 of a period */
+	} targets[] = {
+	        {100, VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT, 3, 0},
+	        {101, VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT, 3, 0},
+	        {102, 0, 3, 3},
+	        {103, VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT, 3, 3},
+	        {104, VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT, 3, 7},
+	};
+	ti.presentStageQueries = 0;
+	for (uint32_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
+		uint64_t now = (uint64_t)now_ns();
+		uint64_t next = last_pixel + ((now - last_pixel) / period + 1) * period;
+		ti.flags = targets[k].flags;
+		if (ti.flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT)
+			ti.targetTime = targets[k].refreshes_ahead * period - period / 10;
+		else
+			ti.targetTime =
+			        next + targets[k].refreshes_ahead * period + targets[k].offset * period / 10;
+		printf("probe: target id=%" PRIu64 " time=%" PRIu64 " flags=%u\n", targets[k].id,
+		       ti.targetTime, ti.flags);
+		frame(p, targets[k].id, NULL, VK_NULL_HANDLE);
+		wait_idle_display(p, targets[k].id);
+	}
+	p->next_timing = NULL;
+	destroy(p);
+	return refused == 1 && got == 4 ? 0 : 1;
+}
+
+/* Another thread of the app submits to the same queue (under the app's queue lock, as Vulkan
+ * requires) while the main thread acquires and presents: acquire never touches the queue, the
+ * display's scan-out thread runs alongside. Built with -fsanitize=thread for the TSan test. */
+struct submitter {
+	struct probe *p;
+	pthread_mutex_t lock;
+	volatile int stop;
+	int submits;
+};
+
+static void *submit_main(void *arg)
+{
+	struct submitter *s = arg;
+	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	VkFence fence;
+
+	CHECK_VK(vkCreateFence(s->p->device, &fci, NULL, &fence));
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&s->lock);
+		CHECK_VK(vkQueueSubmit(s->p->queue, 0, NULL, fence));
+		pthread_mutex_unlock(&s->lock);
+		CHECK_VK(vkWaitForFences(s->p->device, 1, &fence, VK_TRUE, UINT64_MAX));
+		CHECK_VK(vkResetFences(s->p->device, 1, &fence));
+		s->submits++;
+	}
+	vkDestroyFence(s->p->device, fence, NULL);
+	return NULL;
+}
+
+static int scenario_concurrent(struct probe *p, int frames)
+{
+	struct submitter s = {.p = p, .lock = PTHREAD_MUTEX_INITIALIZER};
+	pthread_t thread;
+
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
+	p->queue_lock = &s.lock;
+	if (pthread_create(&thread, NULL, submit_main, &s))
+		return 1;
+	for (int i = 1; i <= frames; i++)
+		frame(p, i, NULL, VK_NULL_HANDLE);
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(thread, NULL);
+	printf("probe: %d frames presented while another thread made %d submissions\n", frames, s.submits);
+	pthread_mutex_lock(&s.lock);
+	destroy(p);
+	pthread_mutex_unlock(&s.lock);
+	return 0;
+}
+
+/* App images that alias swapchain memory (Vulkan 1.1 with VK_KHR_swapchain): the swapchain handle
+ * travels in vkCreateImage's and vkBindImageMemory2's pNext chains, and must not reach the driver. Validation
+ * above checks the use is valid. */
+static int scenario_alias(struct probe *p)
+{
+	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
+	VkImageSwapchainCreateInfoKHR isci = {.sType = VK_STRUCTURE_TYPE_IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
+	                                      .swapchain = p->swapchain};
+	VkImageFormatListCreateInfo formats = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO,
+	                                       .pNext = &isci}; /* a node in front of the one removed */
+	VkImageCreateInfo ci = {
+	        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+	        .pNext = &formats,
+	        .imageType = VK_IMAGE_TYPE_2D,
+	        .format = VK_FORMAT_B8G8R8A8_UNORM,
+	        .extent = {p->extent.width, p->extent.height, 1},
+	        .mipLevels = 1,
+	        .arrayLayers = 1,
+	        .samples = VK_SAMPLE_COUNT_1_BIT,
+	        .tiling = VK_IMAGE_TILING_OPTIMAL,
+	        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkImage image;
+	CHECK_VK(vkCreateImage(p->device, &ci, NULL, &image));
+	/* (vkGetDeviceImageMemoryRequirements may not see VkImageSwapchainCreateInfoKHR: VUID-06416.) */
+	VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+	VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2,
+	                                     .image = image};
+	vkGetImageMemoryRequirements2(p->device, &ri, &req);
+	VkBindImageMemorySwapchainInfoKHR bsi = {
+	        .sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR,
+	        .swapchain = p->swapchain,
+	        .imageIndex = 1};
+	VkBindImageMemoryInfo bi = {
+	        .sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO, .pNext = &bsi, .image = image};
+	CHECK_VK(vkBindImageMemory2(p->device, 1, &bi));
+	printf("probe: alias image created (%" PRIu64 " bytes) and bound to swapchain image 1\n",
+	       (uint64_t)req.memoryRequirements.size);
+	vkDestroyImage(p->device, image, NULL);
+	destroy(p);
+	return req.memoryRequirements.size ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct probe p = {0};
+	const char *scenario = argc > 1 ? argv[1] : "present-wait";
+	int frames = argc > 2 ? atoi(argv[2]) : 60;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	create_device(&p);
+	if (!strcmp(scenario, "present-wait"))
+		return scenario_present_wait(&p, frames, false);
+	if (!strcmp(scenario, "present-wait2"))
+		return scenario_present_wait(&p, frames, true);
+	if (!strcmp(scenario, "modes"))
+		return scenario_modes(&p, frames);
+	if (!strcmp(scenario, "acquire"))
+		return scenario_acquire(&p);
+	if (!strcmp(scenario, "concurrent"))
+		return scenario_concurrent(&p, frames);
+	if (!strcmp(scenario, "alias"))
+		return scenario_alias(&p);
+	if (!strcmp(scenario, "timing"))
+		return scenario_timing(&p);
+	fprintf(stderr, "probe: unknown scenario %s\n", scenario);
+	return 2;
+}

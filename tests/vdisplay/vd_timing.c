@@ -1,0 +1,133 @@
+/* vd_timing.c — the present timing results queue; see vd_timing.h. */
+#include "vd_timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+VkResult vd_timing_resize(struct vd_timing_queue *q, uint32_t size)
+{
+	struct vd_timing_record *records;
+
+	if (size < q->count)
+		return VK_NOT_READY;
+	records = calloc(size ? size : 1, sizeof(*records));
+	if (!records)
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	memcpy(records, q->records, q->count * sizeof(*records));
+	free(q->records);
+	q->records = records;
+	q->size = size;
+	return VK_SUCCESS;
+}
+
+bool vd_timing_full(const struct vd_timing_queue *q)
+{
+	return q->count >= q->size;
+}
+
+void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id, uint64_t target_time,
+                   VkPresentStageFlagsEXT queried)
+{
+	if (vd_timing_full(q))
+		return;
+	q->records[q->count++] = (struct vd_timing_record){
+	        .seq = seq, .present_id = present_id, .target_time = target_time, .queried = queried};
+}
+
+void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq)
+{
+	for (uint32_t i = 0; i < q->count; i++) {
+		if (q->records[i].seq == seq) {
+			memmove(&q->records[i], &q->records[i + 1],
+			        (q->count - i - 1) * sizeof(q->records[0]));
+			q->count--;
+			return;
+		}
+	}
+}
+
+static void set_stage(struct vd_timing_record *r, uint32_t bit, int64_t t)
+{
+	uint32_t i = (uint32_t)__builtin_ctz(bit);
+	r->time[i] = t > 0 ? (uint64_t)t : 0;
+	r->known |= bit;
+}
+
+void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev)
+{
+	const struct vd_request *req = &ev->request;
+
+	if (ev->kind == VD_EV_REPEAT || ev->kind == VD_EV_RELEASED)
+		return;
+	for (uint32_t i = 0; i < q->count; i++) {
+		struct vd_timing_record *r = &q->records[i];
+		if (r->seq != req->seq)
+			continue;
+		set_stage(r, VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT, req->ready_ns);
+		set_stage(r, VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT, req->dequeued_ns);
+		/* The display has no latency of its own: first pixel out is first pixel visible. A
+		 * dropped request never reaches the screen; its pixel stages are reported as 0. */
+		int64_t pixel = ev->kind == VD_EV_SHOWN ? req->first_pixel_ns : 0;
+		set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT, pixel);
+		set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT, pixel);
+		return;
+	}
+}
+
+static bool complete(const struct vd_timing_record *r)
+{
+	return (r->known & r->queried) == r->queried;
+}
+
+VkResult vd_timing_collect(struct vd_timing_queue *q, VkPastPresentationTimingFlagsEXT flags,
+                           VkPastPresentationTimingPropertiesEXT *props)
+{
+	bool partial = flags & VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT;
+	uint32_t available = 0, written = 0, kept = 0;
+
+	/* Results are reported in present order; without ALLOW_PARTIAL only complete ones, and an
+	 * incomplete one stops the report (out-of-order results are never needed: the display
+	 * completes requests in order). */
+	for (uint32_t i = 0; i < q->count && (partial || complete(&q->records[i])); i++)
+		available++;
+	props->timingPropertiesCounter = 1; /* the refresh rate never changes */
+	props->timeDomainsCounter = 1;      /* nor does the one time domain */
+	if (!props->pPresentationTimings) {
+		props->presentationTimingCount = available;
+		return VK_SUCCESS;
+	}
+	for (uint32_t i = 0; i < q->count; i++) {
+		struct vd_timing_record *r = &q->records[i];
+		if (written < available && written < props->presentationTimingCount) {
+			VkPastPresentationTimingEXT *out = &props->pPresentationTimings[written++];
+			uint32_t n = 0;
+			out->presentId = r->present_id;
+			out->targetTime = r->target_time;
+			for (uint32_t s = 0; s < VD_TIMING_STAGES; s++) {
+				uint32_t bit = 1u << s;
+				if (!(r->queried & bit) || !(r->known & bit) || n >= out->presentStageCount)
+					continue;
+				if (out->pPresentStages)
+					out->pPresentStages[n] = (VkPresentStageTimeEXT){bit, r->time[s]};
+				n++;
+			}
+			out->presentStageCount = n;
+			out->timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+			out->timeDomainId = 0;
+			out->reportComplete = complete(r);
+			/* A slot frees once its complete result has been handed over. */
+			if (out->reportComplete)
+				continue;
+		}
+		q->records[kept++] = *r;
+	}
+	q->count = kept;
+	props->presentationTimingCount = written;
+	return written < available ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+void vd_timing_fini(struct vd_timing_queue *q)
+{
+	free(q->records);
+	memset(q, 0, sizeof(*q));
+}
