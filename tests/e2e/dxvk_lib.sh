@@ -14,6 +14,8 @@ skip() {
 
 # DXVK logs to stderr only (not to files beside the program), and only what is worth reading.
 export DXVK_LOG_LEVEL=warn DXVK_LOG_PATH=none
+# Nor may the caller's DXVK settings (its own frame cap, its frame latency) decide what is measured.
+unset DXVK_CONFIG DXVK_CONFIG_FILE DXVK_FRAME_RATE
 
 # Under tests/run --sanitize=thread: DXVK is not built with TSan, so TSan sees its threads only
 # through the calls it intercepts (pthread_mutex_lock, free) and not through DXVK's own atomics and
@@ -99,9 +101,42 @@ check_dxvk_cap() {
 	}'
 }
 
+# late_start_ms NAME: how late the game thread starts a frame, from lowlat's side: the median, over
+# frames 10 on, of the time from the program's frame start to the end of lowlat's wait for that
+# frame's present (lowlat's present log, LOWLAT_LOG_DIR=$e2e_tmp/NAME.logs). Both clocks are
+# CLOCK_MONOTONIC only natively (under Wine the program reads QueryPerformanceCounter), and DXVK
+# presents once per frame, in order, so the i-th frame start pairs with the log's i-th present.
+late_start_ms() {
+	python3 - "$e2e_tmp/$1.starts" "$e2e_tmp/$1.logs" <<'PY'
+import csv, glob, statistics, sys
+starts = [int(line) for line in open(sys.argv[1])]
+logs = glob.glob(sys.argv[2] + "/*.csv")
+if len(logs) != 1:
+    sys.exit(f"expected one present log (one swapchain), found {len(logs)}")
+rows = list(csv.reader(line for line in open(logs[0]) if not line.startswith("#")))
+col = rows[0].index("wait_end_ns")
+ends = [int(row[col]) for row in rows[1:]]
+if len(ends) != len(starts):
+    sys.exit(f"{len(ends)} presents logged for {len(starts)} frames")
+print(f"{statistics.median((ends[i] - starts[i]) / 1e6 for i in range(10, len(starts))):.2f}")
+PY
+}
+
 # dxvk_after_run: what a test must do after each run of the program (dxvk_wine.sh waits for the
 # wineserver here); nothing by default.
 dxvk_after_run() { :; }
+
+# check_late_start NAME: with the present log on (LOWLAT_LOG_DIR), print how late the game thread
+# starts (late_start_ms); with DXVK_LATE_START_MAX_MS, fail above it.
+check_late_start() {
+	local ms
+	[ -n "${LOWLAT_LOG_DIR:-}" ] || return 0
+	ms=$(late_start_ms "$1") || fail "$1: could not pair the program's frame starts with lowlat's log"
+	echo "$1: the game thread starts a frame ${ms} ms (median) before lowlat's wait for its present ends"
+	[ -z "${DXVK_LATE_START_MAX_MS:-}" ] ||
+		awk -v ms="$ms" -v max="$DXVK_LATE_START_MAX_MS" 'BEGIN { exit !(ms <= max) }' ||
+		fail "$1: the game thread starts ${ms} ms before lowlat's wait ends, more than ${DXVK_LATE_START_MAX_MS} ms: the late wait does not reach it"
+}
 
 # dxvk_test NAME APP COMMAND...: run COMMAND FRAMES 1 STARTS_FILE through lowlat under validation
 # (sync interval 1: V-Sync, the common game setting; DXVK asks for FIFO, which Xvfb does not
@@ -112,14 +147,14 @@ dxvk_test() {
 	local name=$1 app=$2 attempt=1 rc
 	shift 2
 	while :; do
-		rm -f "$e2e_tmp/$name.vvl" "$e2e_tmp/$name.starts"
+		rm -rf "$e2e_tmp/$name.vvl" "$e2e_tmp/$name.starts" "$e2e_tmp/$name.logs"
 		run_validated "$name" "$@" "$dxvk_frames" 1 "$e2e_tmp/$name.starts"
 		dxvk_after_run
 		check_dxvk_run "$name" "$app"
 		[ -n "${LOWLAT_FPS:-}" ] || return 0
 		rc=0
 		check_dxvk_cap "$name" "$LOWLAT_FPS" || rc=$?
-		[ "$rc" = 0 ] && return 0
+		[ "$rc" = 0 ] && { check_late_start "$name"; return 0; }
 		[ "$rc" = 2 ] || fail "$name: the cap did not hold"
 		[ "$attempt" -lt 3 ] ||
 			skip "the machine is overloaded: 3 runs each lost more than 3% to stalls (each held the cap without them)"
