@@ -13,30 +13,6 @@
 #include "message.h"
 #include "objects.h"
 
-/* The loader-owned link structs that carry the next layer's Get*ProcAddr down the chain. */
-static VkLayerInstanceCreateInfo *find_instance_link(const VkInstanceCreateInfo *info)
-{
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		const VkLayerInstanceCreateInfo *link = (const void *)s;
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-		    link->function == VK_LAYER_LINK_INFO)
-			/* The loader's own struct, which the layer interface requires us to advance. */
-			return (VkLayerInstanceCreateInfo *)link;
-	}
-	return NULL;
-}
-
-static VkLayerDeviceCreateInfo *find_device_link(const VkDeviceCreateInfo *info)
-{
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		const VkLayerDeviceCreateInfo *link = (const void *)s;
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-		    link->function == VK_LAYER_LINK_INFO)
-			return (VkLayerDeviceCreateInfo *)link;
-	}
-	return NULL;
-}
-
 static void copy_name(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%s", src ? src : "");
@@ -45,7 +21,7 @@ static void copy_name(char *dst, size_t size, const char *src)
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo *info,
                                                      const VkAllocationCallbacks *allocator, VkInstance *out)
 {
-	VkLayerInstanceCreateInfo *link = find_instance_link(info);
+	VkLayerInstanceCreateInfo *link = lowlat_find_instance_link(info);
 	struct lowlat_instance *inst;
 	VkResult result;
 
@@ -126,7 +102,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
                                                    const VkAllocationCallbacks *allocator, VkDevice *out)
 {
 	struct lowlat_instance *inst = lowlat_instance_of(physical);
-	VkLayerDeviceCreateInfo *link = find_device_link(info);
+	VkLayerDeviceCreateInfo *link = lowlat_find_device_link(info);
 	struct lowlat_device *dev;
 	VkResult result;
 

@@ -24,36 +24,9 @@
 #include "dispatch.h"
 #include "lowlat_config.h"
 #include "pace.h"
+#include "plumbing.h"
 
 struct lowlat_log; /* log.h */
-
-/* A small map from a 64-bit key to a pointer. A game has a handful of instances, devices and
- * swapchains, so a linear scan of a dense array beats hashing and keeps the code obvious. */
-struct lowlat_map {
-	pthread_mutex_t lock;
-	struct lowlat_map_item {
-		uint64_t key;
-		void *value;
-	} * items;
-	uint32_t count, capacity;
-};
-
-#define LOWLAT_MAP_INIT                                                                                      \
-	{                                                                                                    \
-		.lock = PTHREAD_MUTEX_INITIALIZER                                                            \
-	}
-
-bool lowlat_map_insert(struct lowlat_map *map, uint64_t key, void *value);
-void *lowlat_map_find(struct lowlat_map *map, uint64_t key);
-void *lowlat_map_remove(struct lowlat_map *map, uint64_t key);
-/* Removes and returns any one value, or NULL when empty; used to drain a map at teardown. */
-void *lowlat_map_pop(struct lowlat_map *map);
-void lowlat_map_fini(struct lowlat_map *map);
-
-static inline uint64_t lowlat_dispatch_key(const void *dispatchable_handle)
-{
-	return (uint64_t)(uintptr_t) * (void *const *)dispatchable_handle;
-}
 
 struct lowlat_instance {
 	VkInstance handle;
@@ -125,11 +98,6 @@ static inline struct lowlat_swapchain *lowlat_swapchain_of(struct lowlat_device 
 {
 	return lowlat_map_find(&device->swapchains, (uint64_t)swapchain);
 }
-
-/* Allocation through the app's allocator when it gave one (the spec asks layers to honour it),
- * else the C heap. Always zeroed. */
-void *lowlat_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystemAllocationScope scope);
-void lowlat_free(const VkAllocationCallbacks *allocator, void *memory);
 
 /* "FIFO", "MAILBOX", ...: a VkPresentModeKHR's name without its prefix, NULL for a mode lowlat
  * does not know. (lowlat_present_mode_name, lowlat_config.h, names the config's own setting.) Takes an

@@ -71,5 +71,5 @@ testenv_sanitizer_env() {
 
 # testenv_can_build_i386: the 32-bit cross toolchain and Vulkan development files are there.
 testenv_can_build_i386() {
-	command -v i686-linux-gnu-gcc >/dev/null && i686-linux-gnu-pkg-config --exists vulkan libcjson libdrm 2>/dev/null
+	command -v i686-linux-gnu-gcc >/dev/null && i686-linux-gnu-pkg-config --exists vulkan libdrm 2>/dev/null
 }

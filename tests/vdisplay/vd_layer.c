@@ -15,8 +15,8 @@
 
 #define VD_LAYER_NAME "VK_LAYER_LOWLAT_vdisplay"
 
-struct vd_map vd_instances = VD_MAP_INIT;
-struct vd_map vd_devices = VD_MAP_INIT;
+struct lowlat_map vd_instances = LOWLAT_MAP_INIT;
+struct lowlat_map vd_devices = LOWLAT_MAP_INIT;
 
 /* ---- extensions: hidden, and needed below ---- */
 
@@ -138,33 +138,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalD
 
 /* ---- instance ---- */
 
-static VkLayerInstanceCreateInfo *find_instance_link(const VkInstanceCreateInfo *info)
-{
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		const VkLayerInstanceCreateInfo *link = (const void *)s;
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-		    link->function == VK_LAYER_LINK_INFO)
-			/* The loader's own struct, which the layer interface requires us to advance. */
-			return (VkLayerInstanceCreateInfo *)link;
-	}
-	return NULL;
-}
-
-static VkLayerDeviceCreateInfo *find_device_link(const VkDeviceCreateInfo *info)
-{
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		const VkLayerDeviceCreateInfo *link = (const void *)s;
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-		    link->function == VK_LAYER_LINK_INFO)
-			return (VkLayerDeviceCreateInfo *)link;
-	}
-	return NULL;
-}
-
 VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *info,
                                                  const VkAllocationCallbacks *allocator, VkInstance *out)
 {
-	VkLayerInstanceCreateInfo *link = find_instance_link(info);
+	VkLayerInstanceCreateInfo *link = lowlat_find_instance_link(info);
 	struct vd_instance *inst;
 	VkResult result;
 
@@ -175,7 +152,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *inf
 	if (!next_create)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
-	inst = vd_alloc(allocator, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
+	inst = lowlat_alloc(allocator, sizeof(*inst), VK_SYSTEM_ALLOCATION_SCOPE_INSTANCE);
 	if (!inst)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 
@@ -198,7 +175,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateInstance(const VkInstanceCreateInfo *inf
 		result = VK_ERROR_INITIALIZATION_FAILED;
 		goto fail_destroy;
 	}
-	if (!vd_map_insert(&vd_instances, vd_dispatch_key(*out), inst)) {
+	if (!lowlat_map_insert(&vd_instances, lowlat_dispatch_key(*out), inst)) {
 		result = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto fail_destroy;
 	}
@@ -209,7 +186,7 @@ fail_destroy:
 		inst->vk.DestroyInstance(*out, allocator);
 	*out = VK_NULL_HANDLE;
 fail_free:
-	vd_free(allocator, inst);
+	lowlat_free(allocator, inst);
 	return result;
 }
 
@@ -217,10 +194,10 @@ VKAPI_ATTR void VKAPI_CALL vd_DestroyInstance(VkInstance instance, const VkAlloc
 {
 	struct vd_instance *inst;
 
-	if (!instance || !(inst = vd_map_remove(&vd_instances, vd_dispatch_key(instance))))
+	if (!instance || !(inst = lowlat_map_remove(&vd_instances, lowlat_dispatch_key(instance))))
 		return;
 	inst->vk.DestroyInstance(instance, allocator);
-	vd_free(allocator, inst);
+	lowlat_free(allocator, inst);
 }
 
 /* ---- device ---- */
@@ -278,7 +255,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
                                                const VkAllocationCallbacks *allocator, VkDevice *out)
 {
 	struct vd_instance *inst = vd_instance_of(physical);
-	VkLayerDeviceCreateInfo *link = find_device_link(info);
+	VkLayerDeviceCreateInfo *link = lowlat_find_device_link(info);
 	VkDeviceCreateInfo below;
 	const char **names = NULL;
 	void *features_storage = NULL;
@@ -302,7 +279,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	if (!next_create)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
-	dev = vd_alloc(allocator, sizeof(*dev), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
+	dev = lowlat_alloc(allocator, sizeof(*dev), VK_SYSTEM_ALLOCATION_SCOPE_DEVICE);
 	if (!dev)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 
@@ -374,7 +351,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 		inst->vk.GetPhysicalDeviceProperties(physical, &props);
 		dev->timestamp_period = props.limits.timestampPeriod;
 	}
-	if (!vd_map_insert(&vd_devices, vd_dispatch_key(*out), dev)) {
+	if (!lowlat_map_insert(&vd_devices, lowlat_dispatch_key(*out), dev)) {
 		result = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto fail_destroy;
 	}
@@ -386,7 +363,7 @@ fail_destroy:
 	pthread_mutex_destroy(&dev->queues.lock);
 	pthread_mutex_destroy(&dev->swapchains.lock);
 fail_free:
-	vd_free(allocator, dev);
+	lowlat_free(allocator, dev);
 	return result;
 }
 
@@ -394,13 +371,13 @@ VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationC
 {
 	struct vd_device *dev;
 
-	if (!device || !(dev = vd_map_remove(&vd_devices, vd_dispatch_key(device))))
+	if (!device || !(dev = lowlat_map_remove(&vd_devices, lowlat_dispatch_key(device))))
 		return;
 	vd_swapchain_device_teardown(dev);
 	dev->vk.DestroyDevice(device, allocator);
-	vd_map_fini(&dev->queues);
-	vd_map_fini(&dev->swapchains);
-	vd_free(vd_device_allocator(dev), dev);
+	lowlat_map_fini(&dev->queues);
+	lowlat_map_fini(&dev->swapchains);
+	lowlat_free(vd_device_allocator(dev), dev);
 }
 
 /* Queues are remembered by handle value (the loader does not wrap them) with their family, which
@@ -411,7 +388,7 @@ VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue(VkDevice device, uint32_t family, u
 
 	dev->vk.GetDeviceQueue(device, family, index, queue);
 	if (*queue)
-		vd_map_insert(&dev->queues, (uint64_t)(uintptr_t)*queue, (void *)(uintptr_t)(family + 1));
+		lowlat_map_insert(&dev->queues, (uint64_t)(uintptr_t)*queue, (void *)(uintptr_t)(family + 1));
 }
 
 VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue2(VkDevice device, const VkDeviceQueueInfo2 *info, VkQueue *queue)
@@ -420,8 +397,8 @@ VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue2(VkDevice device, const VkDeviceQue
 
 	dev->vk.GetDeviceQueue2(device, info, queue);
 	if (*queue)
-		vd_map_insert(&dev->queues, (uint64_t)(uintptr_t)*queue,
-		              (void *)(uintptr_t)(info->queueFamilyIndex + 1));
+		lowlat_map_insert(&dev->queues, (uint64_t)(uintptr_t)*queue,
+		                  (void *)(uintptr_t)(info->queueFamilyIndex + 1));
 }
 
 /* ---- Get*ProcAddr ---- */

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "plumbing.h"
+
 /* Instance functions called on the next layer (the driver: this layer sits right above it). */
 #define VD_INSTANCE_FUNCTIONS(F)                                                                             \
 	F(GetInstanceProcAddr)                                                                               \
@@ -124,31 +126,6 @@ struct vd_device_dispatch {
 	H(GetDeviceImageSparseMemoryRequirements)                                                            \
 	H(GetDeviceImageSubresourceLayout)
 
-/* A map from a 64-bit key to a pointer: a handful of entries, so a locked linear scan. */
-struct vd_map {
-	pthread_mutex_t lock;
-	struct vd_map_item {
-		uint64_t key;
-		void *value;
-	} * items;
-	uint32_t count, capacity;
-};
-
-#define VD_MAP_INIT                                                                                          \
-	{                                                                                                    \
-		.lock = PTHREAD_MUTEX_INITIALIZER                                                            \
-	}
-
-bool vd_map_insert(struct vd_map *map, uint64_t key, void *value);
-void *vd_map_find(struct vd_map *map, uint64_t key);
-void *vd_map_remove(struct vd_map *map, uint64_t key);
-void vd_map_fini(struct vd_map *map);
-
-static inline uint64_t vd_dispatch_key(const void *dispatchable)
-{
-	return (uint64_t)(uintptr_t) * (void *const *)dispatchable;
-}
-
 struct vd_instance {
 	VkInstance handle;
 	struct vd_instance_dispatch vk;
@@ -163,9 +140,9 @@ struct vd_device {
 	bool has_allocator;
 	/* The app enabled VK_KHR_swapchain and every function the display needs was found. */
 	bool display;
-	uint32_t default_family;  /* the first queue family the device was created with */
-	struct vd_map queues;     /* VkQueue -> queue family index + 1 */
-	struct vd_map swapchains; /* VkSwapchainKHR -> struct vd_swapchain */
+	uint32_t default_family;      /* the first queue family the device was created with */
+	struct lowlat_map queues;     /* VkQueue -> queue family index + 1 */
+	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct vd_swapchain */
 	VkPhysicalDeviceMemoryProperties memory;
 	float timestamp_period; /* ns per tick */
 	/* Extensions the display itself provides that the app enabled (vd_features.c). */
@@ -173,26 +150,23 @@ struct vd_device {
 	bool present_timing, calibrated_khr;
 };
 
-extern struct vd_map vd_instances;
-extern struct vd_map vd_devices;
+extern struct lowlat_map vd_instances;
+extern struct lowlat_map vd_devices;
 
 static inline struct vd_instance *vd_instance_of(const void *instance_or_physical)
 {
-	return vd_map_find(&vd_instances, vd_dispatch_key(instance_or_physical));
+	return lowlat_map_find(&vd_instances, lowlat_dispatch_key(instance_or_physical));
 }
 
 static inline struct vd_device *vd_device_of(const void *device_or_queue)
 {
-	return vd_map_find(&vd_devices, vd_dispatch_key(device_or_queue));
+	return lowlat_map_find(&vd_devices, lowlat_dispatch_key(device_or_queue));
 }
 
 static inline const VkAllocationCallbacks *vd_device_allocator(const struct vd_device *dev)
 {
 	return dev->has_allocator ? &dev->allocator : NULL;
 }
-
-void *vd_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystemAllocationScope scope);
-void vd_free(const VkAllocationCallbacks *allocator, void *memory);
 
 int64_t vd_now_ns(void);
 

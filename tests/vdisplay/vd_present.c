@@ -166,7 +166,7 @@ static VkResult prepare_commands(struct vd_swapchain *sc, uint32_t family)
 
 static uint32_t queue_family(struct vd_device *dev, VkQueue queue)
 {
-	uintptr_t v = (uintptr_t)vd_map_find(&dev->queues, (uint64_t)(uintptr_t)queue);
+	uintptr_t v = (uintptr_t)lowlat_map_find(&dev->queues, (uint64_t)(uintptr_t)queue);
 	return v ? (uint32_t)(v - 1) : dev->default_family;
 }
 

@@ -308,7 +308,7 @@ static void destroy_swapchain(struct vd_swapchain *sc)
 	vd_timing_fini(&sc->timing);
 	pthread_cond_destroy(&sc->cond);
 	pthread_mutex_destroy(&sc->lock);
-	vd_free(alloc, sc);
+	lowlat_free(alloc, sc);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSwapchainCreateInfoKHR *info,
@@ -322,7 +322,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 	VkResult r;
 
 	(void)allocator; /* our record lives with the device; the images use the device's allocator */
-	sc = vd_alloc(alloc, sizeof(*sc), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
+	sc = lowlat_alloc(alloc, sizeof(*sc), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
 	if (!sc)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	sc->dev = dev;
@@ -362,7 +362,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 		r = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto fail_nothread;
 	}
-	if (!vd_map_insert(&dev->swapchains, (uint64_t)(uintptr_t)sc, sc)) {
+	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)(uintptr_t)sc, sc)) {
 		r = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto fail_thread;
 	}
@@ -394,7 +394,7 @@ fail_nothread:
 		dev->vk.DestroyQueryPool(device, sc->queries, alloc);
 	pthread_cond_destroy(&sc->cond);
 	pthread_mutex_destroy(&sc->lock);
-	vd_free(alloc, sc);
+	lowlat_free(alloc, sc);
 	return r;
 fail_thread:
 	destroy_swapchain(sc);
@@ -408,7 +408,7 @@ VKAPI_ATTR void VKAPI_CALL vd_DestroySwapchainKHR(VkDevice device, VkSwapchainKH
 	struct vd_swapchain *sc;
 
 	(void)allocator;
-	if (!swapchain || !(sc = vd_map_remove(&dev->swapchains, (uint64_t)swapchain)))
+	if (!swapchain || !(sc = lowlat_map_remove(&dev->swapchains, (uint64_t)swapchain)))
 		return;
 	destroy_swapchain(sc);
 }

@@ -56,7 +56,7 @@ enum vd_mode vd_mode_of(VkPresentModeKHR mode);
 
 static inline struct vd_swapchain *vd_swapchain_of(struct vd_device *dev, VkSwapchainKHR handle)
 {
-	return handle ? vd_map_find(&dev->swapchains, (uint64_t)handle) : NULL;
+	return handle ? lowlat_map_find(&dev->swapchains, (uint64_t)handle) : NULL;
 }
 
 static inline void vd_abs_timespec(int64_t t_ns, struct timespec *ts)

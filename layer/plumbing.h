@@ -1,0 +1,53 @@
+/* plumbing.h — what any Vulkan layer of this project needs, lowlat and the virtual display alike:
+ * a small thread-safe handle map, the dispatch key of a dispatchable handle, the loader's link
+ * structs that carry the next layer's Get*ProcAddr, and allocation through the app's allocator.
+ * Nothing here knows what the layer is for. */
+#ifndef LOWLAT_PLUMBING_H
+#define LOWLAT_PLUMBING_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+/* A small map from a 64-bit key to a pointer. A game has a handful of instances, devices and
+ * swapchains, so a linear scan of a dense array beats hashing and keeps the code obvious. */
+struct lowlat_map {
+	pthread_mutex_t lock;
+	struct lowlat_map_item {
+		uint64_t key;
+		void *value;
+	} * items;
+	uint32_t count, capacity;
+};
+
+#define LOWLAT_MAP_INIT                                                                                      \
+	{                                                                                                    \
+		.lock = PTHREAD_MUTEX_INITIALIZER                                                            \
+	}
+
+bool lowlat_map_insert(struct lowlat_map *map, uint64_t key, void *value);
+void *lowlat_map_find(struct lowlat_map *map, uint64_t key);
+void *lowlat_map_remove(struct lowlat_map *map, uint64_t key);
+/* Removes and returns any one value, or NULL when empty; used to drain a map at teardown. */
+void *lowlat_map_pop(struct lowlat_map *map);
+void lowlat_map_fini(struct lowlat_map *map);
+
+static inline uint64_t lowlat_dispatch_key(const void *dispatchable_handle)
+{
+	return (uint64_t)(uintptr_t) * (void *const *)dispatchable_handle;
+}
+
+/* Allocation through the app's allocator when it gave one (the spec asks layers to honour it),
+ * else the C heap. Always zeroed. */
+void *lowlat_alloc(const VkAllocationCallbacks *allocator, size_t size, VkSystemAllocationScope scope);
+void lowlat_free(const VkAllocationCallbacks *allocator, void *memory);
+
+/* The loader-owned link struct in a create info's pNext chain, which the layer interface requires a
+ * layer to advance (and lowlat puts back) around its call down; NULL when the loader sent none. */
+VkLayerInstanceCreateInfo *lowlat_find_instance_link(const VkInstanceCreateInfo *info);
+VkLayerDeviceCreateInfo *lowlat_find_device_link(const VkDeviceCreateInfo *info);
+
+#endif
