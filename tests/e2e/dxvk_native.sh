@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Real DXVK, natively: our D3D11 program (tests/apps/d3d11) built against DXVK-native, on an SDL2
+# window under Xvfb, on lavapipe, through lowlat with validation below it.
+#
+#   dxvk_native.sh PROGRAM [FPS [latency-sleep]]
+#
+# With FPS, run with LOWLAT_FPS=FPS and the present log on, check the cap and print how late the
+# game thread starts a frame behind lowlat's wait; with latency-sleep also set DXVK_CONFIG as the
+# wrapper will for Proton games and require that start to be within half a frame of the wait.
+#
+# Asserts: a clean exit; validation silent; lowlat saw engine "DXVK" in "d3d11_frames" (DXVK-native
+# names the instance after the executable) and took its game key from that name; lowlat's
+# summaries count all the program's presents; with FPS, the cap holds as dxvk_lib.sh's
+# check_dxvk_cap defines it. Skips (77) where the program could not be built (meson sets E2E_SKIP
+# to the reason).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dxvk_lib.sh"
+
+[ -z "${E2E_SKIP:-}" ] || skip "$E2E_SKIP"
+program=$1
+cap=${2:-}
+mode=${3:-}
+name=dxvk-native${cap:+-$cap}${mode:+-$mode}
+if [ -n "$cap" ]; then
+	export LOWLAT_FPS="$cap"
+	# The present log, to say how late the game thread starts behind lowlat's wait.
+	export LOWLAT_LOG=1 LOWLAT_LOG_DIR="$e2e_tmp/$name.logs"
+fi
+if [ "$mode" = latency-sleep ]; then
+	# What the lowlat wrapper is to set for Proton games (issue 8): DXVK sleeps on the game thread
+	# itself, one frame in flight. The game thread must then start a frame within half a frame
+	# (8 ms at 60 fps) of lowlat's wait ending; by default DXVK starts it about two frames (33 ms)
+	# earlier, and with maxFrameLatency=1 alone too (measured on lavapipe, 2026-11-30).
+	export DXVK_CONFIG="dxgi.maxFrameLatency = 1; dxvk.latencySleep = True"
+	export DXVK_LATE_START_MAX_MS=8
+fi
+
+# SDL on X11 (Xvfb), whatever else the machine might offer.
+export DXVK_WSI_DRIVER=SDL2 SDL_VIDEODRIVER=x11
+dxvk_test "$name" "$(basename "$program")" "$program"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Real DXVK under Wine, the Proton path: our D3D11 program built with mingw-w64 as LowlatTest.exe,
+# run by Wine with DXVK installed into the prefix (dxvk-setup), on lavapipe, through lowlat with
+# validation below it. Wine's winevulkan hands DXVK's Vulkan calls to the host loader, so the
+# host's implicit layers (lowlat) and VK_INSTANCE_LAYERS (validation) apply as for a native program.
+#
+#   dxvk_wine.sh EXE [FPS]      with FPS, run with LOWLAT_FPS=FPS and check the cap
+#
+# Asserts: a clean exit; validation silent; lowlat saw engine "DXVK" in "LowlatTest.exe" (DXVK
+# names the instance after the .exe, as it will for every Proton game) and took its game key
+# (games/LowlatTest.exe.json) from that name; lowlat's summaries count all the program's presents;
+# with FPS, the cap holds as dxvk_lib.sh's check_dxvk_cap defines it.
+# Skips (77) without Wine, DXVK for Wine or the .exe, and in sanitizer builds.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dxvk_lib.sh"
+
+[ -z "${E2E_SKIP:-}" ] || skip "$E2E_SKIP"
+# Wine maps its own preloader and reserves the low address space before anything is loaded; a
+# preloaded ASan/TSan runtime cannot coexist with that. The sanitizer builds run the same layer
+# under DXVK's threads in dxvk-native instead.
+[ -z "${E2E_PRELOAD:-}" ] || skip "Wine cannot run with a sanitizer runtime preloaded (dxvk-native covers DXVK under sanitizers)"
+command -v wine >/dev/null || skip "no wine (Debian: wine, wine64)"
+if ! command -v dxvk-setup >/dev/null || [ ! -d /usr/lib/dxvk/wine64 ]; then
+	skip "no DXVK for Wine (Debian: dxvk, dxvk-wine64)"
+fi
+wineserver=$(command -v wineserver || echo /usr/lib/x86_64-linux-gnu/wine/wineserver)
+[ -x "$wineserver" ] || skip "no wineserver found"
+
+exe=$1
+cap=${2:-}
+name=dxvk-wine${cap:+-$cap}
+# DXVK for Wine draws on Win32 windows; a DXVK_WSI_DRIVER meant for DXVK-native makes it fail.
+unset DXVK_WSI_DRIVER
+[ -z "$cap" ] || export LOWLAT_FPS="$cap"
+
+# One prefix per build directory, made once: wineboot takes ~20 s the first time and the prefix is
+# ~1.2 GB (Wine's PE DLLs), too much to make per test. The lock makes concurrent tests wait for the
+# one that creates it; the marker is written last, so an interrupted setup is redone.
+WINEPREFIX="$(cd "$(dirname "$exe")" && pwd)/wineprefix"
+export WINEPREFIX WINEDEBUG=-all
+exec 9>"$WINEPREFIX.lock"
+flock 9
+if [ ! -e "$WINEPREFIX/.lowlat-dxvk-ready" ]; then
+	echo "making a Wine prefix with DXVK in $WINEPREFIX (once per build directory)"
+	rm -rf "$WINEPREFIX"
+	# No Mono or Gecko: nothing here needs them, and their installers would ask.
+	WINEDLLOVERRIDES="mscoree,mshtml=" wine wineboot --init >"$e2e_tmp/wineboot.log" 2>&1 ||
+		{ tail -n 20 "$e2e_tmp/wineboot.log" >&2; fail "wineboot failed"; }
+	dxvk-setup install -y >"$e2e_tmp/dxvk-setup.log" 2>&1 ||
+		{ tail -n 20 "$e2e_tmp/dxvk-setup.log" >&2; fail "dxvk-setup install failed"; }
+	"$wineserver" -w
+	touch "$WINEPREFIX/.lowlat-dxvk-ready"
+fi
+flock -u 9
+
+# The wineserver outlives the program by a few seconds; wait for it after each run, so nothing of
+# this test is left running when meson reads the result. The frame-start file's Unix path works
+# as is: Wine resolves a path starting with / on the current drive, which for a Unix working
+# directory is Z:, the Unix root.
+dxvk_after_run() { "$wineserver" -w; }
+dxvk_test "$name" "$(basename "$exe")" wine "$exe"
