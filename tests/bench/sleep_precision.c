@@ -1,0 +1,151 @@
+/* sleep_precision — how precisely can this machine wait until an absolute deadline, and at what CPU
+ * cost? A measurement to choose timing.c's method from, not a test.
+ *
+ *   sleep_precision [--waits N] [--interval-us U] [--hog T]
+ *
+ * Methods, all through timing.c's lowlat_sleep_until_ns with a differently configured sleeper:
+ *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
+ *   slack1ns    the same with the timer slack lowered to 1 ns for the sleep
+ *   tail100us   slack 1 ns, sleep to deadline - 100 us, spin the rest (likewise 200 and 300 us)
+ *   adaptive    slack 1 ns, tail = about the p99 of recent overshoots, bounded [50 us, 1 ms]
+ * The methods take turns wait by wait, so noise on a shared machine hits them all alike.
+ *
+ * Per method: wake-up error (return time - deadline) p50/p99/p99.9/max in us, how many returned
+ * before the deadline (must be 0), and the thread CPU time per wait in us. --hog T runs T threads
+ * spinning at the same priority, to see a loaded machine.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+
+#define NS_PER_US 1000ll
+
+struct method {
+	const char *name;
+	struct lowlat_sleeper sleeper;
+	int64_t *error_ns;
+	int64_t cpu_ns, tail_sum_ns;
+	int early;
+};
+
+static atomic_bool hog_stop;
+
+static void *hog(void *arg)
+{
+	uint64_t x = 0;
+
+	(void)arg;
+	while (!atomic_load_explicit(&hog_stop, memory_order_relaxed))
+		x++;
+	/* Returned so the loop is not optimised away. */
+	return (void *)(uintptr_t)x;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static double percentile_us(const int64_t *sorted, int n, double p)
+{
+	int i = (int)(p * (n - 1) + 0.5);
+	return (double)sorted[i] / NS_PER_US;
+}
+
+static void fixed(struct method *m, const char *name, int64_t tail_ns, bool keep_slack)
+{
+	m->name = name;
+	m->sleeper = (struct lowlat_sleeper){.tail_ns = tail_ns, .keep_timer_slack = keep_slack};
+}
+
+int main(int argc, char **argv)
+{
+	int waits = 1000, hogs = 0;
+	int64_t interval_ns = 16600000; /* 16.6 ms: a 60 fps frame */
+	struct method methods[6] = {0};
+	int nmethods = 6;
+	pthread_t hog_threads[64];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--waits") && i + 1 < argc)
+			waits = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--interval-us") && i + 1 < argc)
+			interval_ns = atoll(argv[++i]) * NS_PER_US;
+		else if (!strcmp(argv[i], "--hog") && i + 1 < argc)
+			hogs = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: %s [--waits N] [--interval-us U] [--hog T]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (waits < 10 || interval_ns <= 0 || hogs < 0 || hogs > 64) {
+		fprintf(stderr, "sleep_precision: need --waits >= 10, --interval-us > 0, --hog 0..64\n");
+		return 2;
+	}
+
+	fixed(&methods[0], "plain", 0, true);
+	fixed(&methods[1], "slack1ns", 0, false);
+	fixed(&methods[2], "tail100us", 100 * NS_PER_US, false);
+	fixed(&methods[3], "tail200us", 200 * NS_PER_US, false);
+	fixed(&methods[4], "tail300us", 300 * NS_PER_US, false);
+	methods[5].name = "adaptive";
+	lowlat_sleeper_init(&methods[5].sleeper);
+	for (int m = 0; m < nmethods; m++) {
+		methods[m].error_ns = calloc((size_t)waits, sizeof(int64_t));
+		if (!methods[m].error_ns)
+			return 1;
+	}
+	for (int t = 0; t < hogs; t++)
+		pthread_create(&hog_threads[t], NULL, hog, NULL);
+
+	printf("# %d waits of %.3f ms per method, interleaved; %d hog thread(s)\n", waits,
+	       (double)interval_ns / 1e6, hogs);
+	for (int i = 0; i < waits; i++) {
+		for (int m = 0; m < nmethods; m++) {
+			struct method *me = &methods[m];
+			int64_t deadline = lowlat_now_ns() + interval_ns;
+			int64_t tail = me->sleeper.tail_ns;
+			int64_t cpu0 = thread_cpu_ns();
+
+			lowlat_sleep_until_ns(&me->sleeper, deadline);
+			int64_t woke = lowlat_now_ns();
+			me->cpu_ns += thread_cpu_ns() - cpu0;
+			me->error_ns[i] = woke - deadline;
+			me->early += woke < deadline;
+			me->tail_sum_ns += tail;
+		}
+	}
+	atomic_store(&hog_stop, true);
+	for (int t = 0; t < hogs; t++)
+		pthread_join(hog_threads[t], NULL);
+
+	printf("%-10s %8s %8s %8s %9s %9s %6s %11s %12s\n", "method", "p50_us", "p90_us", "p99_us",
+	       "p99.9_us", "max_us", "early", "cpu_us/wait", "mean_tail_us");
+	for (int m = 0; m < nmethods; m++) {
+		struct method *me = &methods[m];
+
+		qsort(me->error_ns, (size_t)waits, sizeof(int64_t), cmp_i64);
+		printf("%-10s %8.1f %8.1f %8.1f %9.1f %9.1f %6d %11.1f %12.1f\n", me->name,
+		       percentile_us(me->error_ns, waits, 0.50), percentile_us(me->error_ns, waits, 0.90),
+		       percentile_us(me->error_ns, waits, 0.99), percentile_us(me->error_ns, waits, 0.999),
+		       (double)me->error_ns[waits - 1] / NS_PER_US, me->early,
+		       (double)me->cpu_ns / waits / NS_PER_US, (double)me->tail_sum_ns / waits / NS_PER_US);
+		free(me->error_ns);
+	}
+	return 0;
+}

@@ -1,0 +1,348 @@
+/* test_pace — the pacing core on a fake timeline: every deadline checked to the nanosecond. */
+#include <locale.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "clock.h"
+#include "pace.h"
+
+#define MS 1000000ll /* ns */
+
+/* A fake timeline behind the same seam the layer uses: time moves only when the test says so or
+ * when someone sleeps. */
+struct fake {
+	int64_t now_ns;
+	int sleeps;
+};
+
+static int64_t fake_now(void *ctx)
+{
+	return ((struct fake *)ctx)->now_ns;
+}
+
+static void fake_sleep_until(void *ctx, int64_t deadline_ns)
+{
+	struct fake *f = ctx;
+
+	f->sleeps++;
+	if (deadline_ns > f->now_ns)
+		f->now_ns = deadline_ns;
+}
+
+static struct fake timeline;
+static struct lowlat_clock fake_clock = {fake_now, fake_sleep_until, &timeline};
+
+static void reset(struct lowlat_pacer *p, double fps)
+{
+	timeline = (struct fake){.now_ns = 1000 * MS};
+	lowlat_pacer_init(p);
+	lowlat_pacer_set_mfps(p, (uint32_t)(fps * 1000 + 0.5));
+}
+
+/* Late method, as present.c does it: the app works for work_ns, presents, and lowlat waits for the
+ * frame's deadline before returning. Returns when the app's next frame starts. */
+static int64_t late_frame(struct lowlat_pacer *p, int64_t work_ns)
+{
+	timeline.now_ns += work_ns;
+	int64_t deadline = lowlat_pacer_next_deadline(p, fake_clock.now_ns(fake_clock.ctx));
+	fake_clock.sleep_until_ns(fake_clock.ctx, deadline);
+	return fake_clock.now_ns(fake_clock.ctx);
+}
+
+/* Early method: the wait comes before the frame is handed down. Returns when it is handed down. */
+static int64_t early_frame(struct lowlat_pacer *p, int64_t work_ns)
+{
+	return late_frame(p, work_ns);
+}
+
+/* The exact grid point: floor(n * 1e12 / mfps) ns after t0. n * 1e12 fits int64 for n < 9.2e6. */
+static int64_t grid(int64_t t0, int64_t n, uint32_t mfps)
+{
+	return t0 + n * 1000000000000ll / mfps;
+}
+
+static void steady_cap(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 60);
+	int64_t t0 = late_frame(&p, 5 * MS);
+	CHECK_EQ_I64(t0, 1005 * MS); /* the first frame anchors the grid and does not wait */
+	for (int n = 1; n <= 600; n++)
+		CHECK_EQ_I64(late_frame(&p, 5 * MS), grid(t0, n, 60000));
+	CHECK_EQ_I64(p.reanchors, 0);
+}
+
+/* Frames whose work varies below the interval still leave on the grid, whatever the work. */
+static void early_cadence_is_the_grid(void)
+{
+	struct lowlat_pacer p;
+	uint32_t seed = 12345;
+
+	reset(&p, 144);
+	int64_t t0 = early_frame(&p, 0);
+	for (int n = 1; n <= 1000; n++) {
+		seed = seed * 1103515245u + 12345u;
+		int64_t work = (int64_t)(seed >> 8) % (6 * MS); /* 0..6 ms of a 6.94 ms interval */
+		CHECK_EQ_I64(early_frame(&p, work), grid(t0, n, 144000));
+	}
+}
+
+/* The grid is computed from the anchor, never by adding a rounded interval: after a million frames
+ * the deadline is still floor(n * exact interval), so the long-run rate is the cap exactly. */
+static void fractional_caps_are_exact(void)
+{
+	static const double caps[] = {59.94, 117.5, 23.976, 143.856, 1, 9999.999, 10000};
+	struct lowlat_pacer p;
+
+	for (size_t c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		uint32_t mfps = (uint32_t)(caps[c] * 1000 + 0.5);
+		int64_t frames = caps[c] < 2 ? 1000 : 1000000;
+		int64_t t0, t = 0, bad = 0;
+
+		reset(&p, caps[c]);
+		t0 = late_frame(&p, 0);
+		for (int64_t n = 1; n <= frames; n++) {
+			t = late_frame(&p, 0);
+			bad += t != grid(t0, n, mfps);
+		}
+		CHECK_EQ_I64(bad, 0);
+		CHECK_EQ_I64(t, grid(t0, frames, mfps));
+		/* The same as a rate (the grid check above is the exact one): the floor loses < 1 ns over
+		 * the whole run, at least 100 s here. */
+		double rate = (double)frames * 1e9 / (double)(t - t0);
+		CHECK(rate / caps[c] - 1 < 1e-10 && rate / caps[c] - 1 > -1e-10);
+	}
+}
+
+/* One 100 ms frame at 60 fps: the grid restarts at that frame, and the frames after it are paced
+ * normally: no burst of short frames to "catch up". */
+static void stall_reanchors_without_burst(void)
+{
+	struct lowlat_pacer p;
+	int64_t t0, prev = 0, stalled;
+
+	reset(&p, 60);
+	t0 = late_frame(&p, 5 * MS);
+	for (int n = 1; n <= 100; n++)
+		prev = late_frame(&p, 5 * MS);
+	CHECK_EQ_I64(prev, grid(t0, 100, 60000));
+
+	stalled = late_frame(&p, 100 * MS);
+	CHECK_EQ_I64(stalled, prev + 100 * MS); /* already late: no wait */
+	CHECK_EQ_I64(p.reanchors, 1);
+	prev = stalled;
+	for (int n = 1; n <= 100; n++) {
+		int64_t t = late_frame(&p, 5 * MS);
+		CHECK_EQ_I64(t, grid(stalled, n, 60000));
+		CHECK(t - prev >= 16666666); /* never shorter than the interval */
+		prev = t;
+	}
+}
+
+/* A frame late by less than an interval keeps the grid: it does not wait, the next one waits less,
+ * and the long-run rate is kept. */
+static void small_lateness_keeps_grid(void)
+{
+	struct lowlat_pacer p;
+	int64_t t0;
+
+	reset(&p, 60);
+	t0 = late_frame(&p, 5 * MS);
+	for (int n = 1; n <= 10; n++)
+		late_frame(&p, 5 * MS);
+	/* 25 ms of work: 8.3 ms past frame 11's grid point, less than an interval. */
+	CHECK_EQ_I64(late_frame(&p, 25 * MS), grid(t0, 10, 60000) + 25 * MS);
+	for (int n = 12; n <= 100; n++)
+		CHECK_EQ_I64(late_frame(&p, 5 * MS), grid(t0, n, 60000));
+	CHECK_EQ_I64(p.reanchors, 0);
+}
+
+static void cap_change_at_run_time(void)
+{
+	struct lowlat_pacer p;
+	int64_t last = 0, t;
+
+	reset(&p, 60);
+	late_frame(&p, 5 * MS);
+	for (int n = 1; n <= 10; n++)
+		last = late_frame(&p, 5 * MS);
+
+	/* Same cap again: nothing changes. */
+	lowlat_pacer_set_mfps(&p, 60000);
+	last = late_frame(&p, 5 * MS);
+
+	/* 60 -> 30: the very next frame is paced by the new interval, from the last deadline. */
+	lowlat_pacer_set_mfps(&p, 30000);
+	for (int n = 1; n <= 10; n++)
+		CHECK_EQ_I64(late_frame(&p, 5 * MS), grid(last, n, 30000));
+	last = grid(last, 10, 30000);
+
+	/* 30 -> off: frames pass straight through. */
+	lowlat_pacer_set_mfps(&p, 0);
+	for (int n = 1; n <= 10; n++)
+		CHECK_EQ_I64(late_frame(&p, 5 * MS), last + n * 5 * MS);
+	last += 10 * 5 * MS;
+
+	/* off -> 144: the grid starts at the last frame, not at some old anchor. */
+	lowlat_pacer_set_mfps(&p, 144000);
+	for (int n = 1; n <= 10; n++)
+		CHECK_EQ_I64(late_frame(&p, 1 * MS), grid(last, n, 144000));
+	last = grid(last, 10, 144000);
+
+	/* 144 -> 30 when the app is slower than 144 but faster than 30: still exact. */
+	lowlat_pacer_set_mfps(&p, 30000);
+	t = late_frame(&p, 20 * MS);
+	CHECK_EQ_I64(t, grid(last, 1, 30000));
+	CHECK_EQ_I64(p.reanchors, 0);
+}
+
+static void cap_zero_is_off(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 0);
+	for (int n = 0; n < 100; n++) {
+		int64_t now = timeline.now_ns += n * 100000;
+		CHECK(lowlat_pacer_next_deadline(&p, now) <= now);
+	}
+	CHECK_EQ_I64(p.mfps, 0);
+}
+
+/* A timeline that jumps backwards (not CLOCK_MONOTONIC, but a bug must not become a long wait):
+ * the deadline is never more than an interval ahead. */
+static void backwards_time_never_waits_long(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 60);
+	for (int n = 0; n < 10; n++)
+		late_frame(&p, 5 * MS);
+	timeline.now_ns -= 500 * MS;
+	int64_t now = timeline.now_ns;
+	CHECK(lowlat_pacer_next_deadline(&p, now) - now <= 16666667);
+	CHECK(late_frame(&p, 5 * MS) - (now + 5 * MS) <= 16666667);
+}
+
+/* Values outside 1..10000 fps set directly are clamped; parsing rejects them (below). */
+static void setter_clamps(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 0);
+	lowlat_pacer_set_mfps(&p, 4000000000u);
+	CHECK_EQ_I64(p.mfps, 10000000);
+	lowlat_pacer_set_mfps(&p, 1);
+	CHECK_EQ_I64(p.mfps, 1000);
+}
+
+static void parse_fps(void)
+{
+	char msg[256];
+	uint32_t mfps = 123;
+
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", "60", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 60000);
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", "59.94", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 59940);
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", " 117.5 ", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 117500);
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", "1e4", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 10000000);
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", "1", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 1000);
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", "0", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 0);
+	mfps = 1;
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", "", &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 0);
+	mfps = 1;
+	CHECK(!lowlat_parse_fps("LOWLAT_FPS", NULL, &mfps, msg, sizeof(msg)));
+	CHECK_EQ_I64(mfps, 0);
+
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+	        {"-5", "LOWLAT_FPS=-5 is negative; the limiter is off (frames pass through)"},
+	        {"-0.5", "LOWLAT_FPS=-0.5 is negative; the limiter is off (frames pass through)"},
+	        {"nan", "LOWLAT_FPS=nan is not a finite number; the limiter is off (frames pass through)"},
+	        {"NaN", "LOWLAT_FPS=NaN is not a finite number; the limiter is off (frames pass through)"},
+	        {"inf", "LOWLAT_FPS=inf is not a finite number; the limiter is off (frames pass through)"},
+	        {"-infinity",
+	         "LOWLAT_FPS=-infinity is not a finite number; the limiter is off (frames pass through)"},
+	        {"1e9",
+	         "LOWLAT_FPS=1e9 is above 10000 fps, the highest cap lowlat accepts; the limiter is off "
+	         "(frames pass through)"},
+	        {"10000.5",
+	         "LOWLAT_FPS=10000.5 is above 10000 fps, the highest cap lowlat accepts; the limiter is "
+	         "off (frames pass through)"},
+	        {"0.5",
+	         "LOWLAT_FPS=0.5 is below 1 fps, the slowest cap lowlat can hold (a single wait is capped at "
+	         "1 s); use 0 for off; the limiter is off (frames pass through)"},
+	        {"sixty", "LOWLAT_FPS=sixty is not a number; the limiter is off (frames pass through)"},
+	        {"60fps", "LOWLAT_FPS=60fps is not a number; the limiter is off (frames pass through)"},
+	        {"60,5", "LOWLAT_FPS=60,5 is not a number; the limiter is off (frames pass through)"},
+	        {" ", "LOWLAT_FPS=  is not a number; the limiter is off (frames pass through)"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mfps = 1;
+		CHECK_STR(lowlat_parse_fps("LOWLAT_FPS", bad[i].text, &mfps, msg, sizeof(msg)), bad[i].msg);
+		CHECK_EQ_I64(mfps, 0);
+	}
+	/* A message that does not fit is cut, never overrun. */
+	char tiny[8];
+	CHECK_STR(lowlat_parse_fps("LOWLAT_FPS", "-1", &mfps, tiny, sizeof(tiny)), "LOWLAT_");
+}
+
+/* A game that sets a locale with a decimal comma must not break "59.94". */
+static void parse_fps_ignores_locale(void)
+{
+	static const char *locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "C.UTF-8"};
+	char msg[256];
+	uint32_t mfps;
+
+	for (size_t i = 0; i < sizeof(locales) / sizeof(locales[0]); i++) {
+		if (!setlocale(LC_NUMERIC, locales[i]))
+			continue;
+		CHECK(!lowlat_parse_fps("LOWLAT_FPS", "59.94", &mfps, msg, sizeof(msg)));
+		CHECK_EQ_I64(mfps, 59940);
+	}
+	setlocale(LC_NUMERIC, "C");
+}
+
+static void parse_method(void)
+{
+	enum lowlat_pace_method m;
+	char msg[256];
+
+	CHECK(!lowlat_parse_method("LOWLAT_METHOD", "late", &m, msg, sizeof(msg)));
+	CHECK(m == LOWLAT_PACE_LATE);
+	CHECK(!lowlat_parse_method("LOWLAT_METHOD", "early", &m, msg, sizeof(msg)));
+	CHECK(m == LOWLAT_PACE_EARLY);
+	CHECK(!lowlat_parse_method("LOWLAT_METHOD", "Early", &m, msg, sizeof(msg)));
+	CHECK(m == LOWLAT_PACE_EARLY);
+	CHECK(!lowlat_parse_method("LOWLAT_METHOD", NULL, &m, msg, sizeof(msg)));
+	CHECK(m == LOWLAT_PACE_LATE);
+	CHECK_STR(lowlat_parse_method("LOWLAT_METHOD", "fast", &m, msg, sizeof(msg)),
+	          "LOWLAT_METHOD=fast is not late or early; using late");
+	CHECK(m == LOWLAT_PACE_LATE);
+	CHECK_STR(lowlat_pace_method_name(LOWLAT_PACE_EARLY), "early");
+	CHECK_STR(lowlat_pace_method_name(LOWLAT_PACE_LATE), "late");
+}
+
+int main(void)
+{
+	RUN(steady_cap);
+	RUN(early_cadence_is_the_grid);
+	RUN(fractional_caps_are_exact);
+	RUN(stall_reanchors_without_burst);
+	RUN(small_lateness_keeps_grid);
+	RUN(cap_change_at_run_time);
+	RUN(cap_zero_is_off);
+	RUN(backwards_time_never_waits_long);
+	RUN(setter_clamps);
+	RUN(parse_fps);
+	RUN(parse_fps_ignores_locale);
+	RUN(parse_method);
+	return check_result();
+}
