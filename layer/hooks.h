@@ -5,6 +5,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include "pace.h"
+
 /* layer.c: loader plumbing. */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance instance, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice device, const char *name);
@@ -35,5 +37,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 /* present.c: called by DestroyDevice for swapchains the app leaked. */
 struct lowlat_device;
 void lowlat_present_device_teardown(struct lowlat_device *device);
+
+/* present.c: the cap (millihertz, 0 = off) and method every swapchain follows from its next
+ * present on. Read from LOWLAT_FPS / LOWLAT_METHOD when the first swapchain is created; callable
+ * at any time from any thread. */
+void lowlat_present_configure(uint32_t mfps, enum lowlat_pace_method method);
 
 #endif

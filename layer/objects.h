@@ -20,7 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "dispatch.h"
+#include "pace.h"
 
 /* A small map from a 64-bit key to a pointer. A game has a handful of instances, devices and
  * swapchains, so a linear scan of a dense array beats hashing and keeps the code obvious. */
@@ -84,6 +86,13 @@ struct lowlat_swapchain {
 	uint64_t presents;
 	uint64_t present_errors;
 	int64_t first_present_ns, last_present_ns;
+
+	/* Pacing state, used only by the thread presenting to this swapchain (externally synchronised
+	 * like the counters above), never shared between swapchains: two swapchains of one device may
+	 * present from two threads at once. pace_config is the setting the pacer last applied. */
+	struct lowlat_pacer pacer;
+	struct lowlat_sleeper sleeper;
+	uint64_t pace_config;
 };
 
 /* Global maps keyed by dispatch key. */

@@ -89,6 +89,7 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 			/* More than a whole interval behind: catching up would mean a burst of unpaced
 			 * frames. Start a fresh grid at this frame instead. */
 			p->reanchors++;
+			p->behind_ns = now_ns - target;
 			anchor_at(p, now_ns);
 			target = now_ns;
 		} else if (target - now_ns > p->whole_ns + 1) {

@@ -52,6 +52,7 @@ struct lowlat_pacer {
 	bool have_last;
 	int64_t last_deadline_ns;
 	uint64_t reanchors; /* times the grid was dropped because the app fell behind (summary line) */
+	int64_t behind_ns;  /* how far behind its target the frame of the last re-anchor was */
 };
 
 /* Off, not anchored. */

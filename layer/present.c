@@ -2,20 +2,73 @@
  *
  * Owns struct lowlat_swapchain: created after the driver creates the swapchain, destroyed before
  * the driver destroys it. The present hook is where pacing happens; the pacing decision itself
- * lives in pace.c and knows nothing of Vulkan.
+ * lives in pace.c and knows nothing of Vulkan, the waiting in timing.c.
+ *
+ * Pacing: each swapchain has its own pacer and sleeper. One vkQueuePresentKHR call waits once,
+ * until the latest deadline among its swapchains: their images are handed down together, so the
+ * call cannot honour one swapchain's cap without holding the others too, and waiting for the
+ * latest keeps every one of them at or under its cap. Late: the frame is handed down first and the call
+ * returns at the deadline, so the app starts its next frame, and samples input, as late as the cap allows.
+ * Early: the wait comes first and the frame is handed down at the deadline. No lock of ours is held while
+ * waiting or calling down: swapchain lookups take the device map's lock only for the lookup.
  */
 #include <inttypes.h>
-#include <time.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "clock.h"
 #include "hooks.h"
 #include "message.h"
 #include "objects.h"
+#include "pace.h"
 
-static int64_t now_ns(void)
+/* The settings every swapchain follows: the cap in millihertz in the low 32 bits, the method in the
+ * next 8. One atomic word, so a present never sees the cap of one configure call with the method of
+ * another; each swapchain applies a change to its own pacer at its next present. */
+static _Atomic uint64_t pace_config;
+static pthread_once_t pace_config_once = PTHREAD_ONCE_INIT;
+
+static uint64_t config_pack(uint32_t mfps, enum lowlat_pace_method method)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (uint64_t)mfps | (uint64_t)method << 32;
+}
+
+static uint32_t config_mfps(uint64_t config)
+{
+	return (uint32_t)config;
+}
+
+static enum lowlat_pace_method config_method(uint64_t config)
+{
+	return (enum lowlat_pace_method)(config >> 32 & 0xff);
+}
+
+void lowlat_present_configure(uint32_t mfps, enum lowlat_pace_method method)
+{
+	atomic_store_explicit(&pace_config, config_pack(mfps, method), memory_order_relaxed);
+}
+
+static void config_from_env(void)
+{
+	enum lowlat_pace_method method;
+	uint32_t mfps;
+	const char *err;
+	char msg[256];
+
+	/* Bad values are reported whatever LOWLAT_VERBOSE says: the player asked for something and
+	 * does not get it. */
+	if ((err = lowlat_parse_fps("LOWLAT_FPS", getenv("LOWLAT_FPS"), &mfps, msg, sizeof(msg))))
+		lowlat_msg("%s", err);
+	if ((err = lowlat_parse_method("LOWLAT_METHOD", getenv("LOWLAT_METHOD"), &method, msg, sizeof(msg))))
+		lowlat_msg("%s", err);
+	lowlat_present_configure(mfps, method);
+	if (mfps)
+		LOWLAT_INFO("limiting to %.3f fps, %s", (double)mfps / LOWLAT_MFPS_PER_FPS,
+		            lowlat_pace_method_name(method));
+	else
+		LOWLAT_INFO("limiter off (LOWLAT_FPS unset or 0)");
 }
 
 static const char *present_mode_name(VkPresentModeKHR mode)
@@ -40,11 +93,16 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	double seconds = (double)(sc->last_present_ns - sc->first_present_ns) * 1e-9;
 	/* n presents span n-1 intervals. */
 	double fps = sc->presents > 1 && seconds > 0 ? (double)(sc->presents - 1) / seconds : 0;
+	char limiter[96] = "limiter off";
 
-	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.2f s (%.1f fps), %" PRIu64
-	            " failed; limiter off",
+	if (sc->pacer.mfps)
+		snprintf(limiter, sizeof(limiter), "limiter %s at %.3f fps, %" PRIu64 " re-anchors",
+		         lowlat_pace_method_name(config_method(sc->pace_config)),
+		         (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS, sc->pacer.reanchors);
+	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
+	            " failed; %s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
-	            sc->presents, seconds, fps, sc->present_errors);
+	            sc->presents, seconds, fps, sc->present_errors, limiter);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
@@ -56,6 +114,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	struct lowlat_swapchain *sc;
 	VkResult result;
 
+	pthread_once(&pace_config_once, config_from_env);
 	result = dev->vk.CreateSwapchainKHR(device, info, allocator, out);
 	if (result != VK_SUCCESS)
 		return result;
@@ -74,6 +133,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	sc->present_mode = info->presentMode;
 	if (dev->vk.GetSwapchainImagesKHR(device, *out, &sc->image_count, NULL) != VK_SUCCESS)
 		sc->image_count = info->minImageCount;
+	lowlat_pacer_init(&sc->pacer);
+	lowlat_sleeper_init(&sc->sleeper);
 
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)*out, sc)) {
 		LOWLAT_WARN_ONCE("out of memory tracking a swapchain; its presents pass through");
@@ -136,25 +197,102 @@ static bool present_failed(VkResult result)
 	return result < 0;
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
+/* Brings the swapchain's pacer to the current setting (on the presenting thread, which owns it)
+ * and returns its deadline for this frame. */
+static int64_t swapchain_deadline(struct lowlat_swapchain *sc, uint64_t config, int64_t now_ns)
 {
-	struct lowlat_device *dev = lowlat_device_of(queue);
-	VkResult result = dev->vk.QueuePresentKHR(queue, info);
-	int64_t t = now_ns();
+	uint64_t reanchors = sc->pacer.reanchors;
+	int64_t deadline;
+
+	if (sc->pace_config != config) {
+		lowlat_pacer_set_mfps(&sc->pacer, config_mfps(config));
+		sc->pace_config = config;
+	}
+	deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns);
+	if (sc->pacer.reanchors != reanchors)
+		LOWLAT_DEBUG("frame %" PRIu64 " was %.2f ms behind its deadline: pacing restarts from it",
+		             sc->presents, (double)sc->pacer.behind_ns * 1e-6);
+	return deadline;
+}
+
+static void count_present(struct lowlat_swapchain *sc, VkResult r, int64_t t_ns)
+{
+	if (present_failed(r)) {
+		sc->present_errors++;
+		return;
+	}
+	if (!sc->presents++)
+		sc->first_present_ns = t_ns;
+	sc->last_present_ns = t_ns;
+}
+
+/* The one wait of a present call: until the latest deadline of its swapchains, with the sleeper
+ * (adaptive tail state) of the swapchain that set it. */
+struct present_wait {
+	int64_t deadline_ns;
+	struct lowlat_swapchain *sc;
+};
+
+static void wait_consider(struct present_wait *w, struct lowlat_swapchain *sc, int64_t deadline_ns)
+{
+	if (!w->sc || deadline_ns > w->deadline_ns) {
+		w->deadline_ns = deadline_ns;
+		w->sc = sc;
+	}
+}
+
+static void wait_do(const struct present_wait *w)
+{
+	if (w->sc) {
+		struct lowlat_clock clock = lowlat_system_clock(&w->sc->sleeper);
+		clock.sleep_until_ns(clock.ctx, w->deadline_ns);
+	}
+}
+
+/* Counts the call for the summary line, timestamped when the app gets control back (after our
+ * wait), which is the cadence the app sees. */
+static void count_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
+{
+	int64_t t = lowlat_now_ns();
 
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-		VkResult r = info->pResults ? info->pResults[i] : result;
-
-		if (!sc)
-			continue;
-		if (present_failed(r)) {
-			sc->present_errors++;
-			continue;
-		}
-		if (!sc->presents++)
-			sc->first_present_ns = t;
-		sc->last_present_ns = t;
+		if (sc)
+			count_present(sc, info->pResults ? info->pResults[i] : result, t);
 	}
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
+{
+	struct lowlat_device *dev = lowlat_device_of(queue);
+	uint64_t config = atomic_load_explicit(&pace_config, memory_order_relaxed);
+	struct present_wait wait = {0};
+	VkResult result;
+	int64_t t;
+
+	if (config_method(config) == LOWLAT_PACE_EARLY) {
+		t = lowlat_now_ns();
+		for (uint32_t i = 0; i < info->swapchainCount; i++) {
+			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+			if (sc)
+				wait_consider(&wait, sc, swapchain_deadline(sc, config, t));
+		}
+		wait_do(&wait);
+		result = dev->vk.QueuePresentKHR(queue, info);
+	} else {
+		result = dev->vk.QueuePresentKHR(queue, info);
+		t = lowlat_now_ns();
+		for (uint32_t i = 0; i < info->swapchainCount; i++) {
+			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+			VkResult r = info->pResults ? info->pResults[i] : result;
+
+			/* A frame that was not shown (out of date, surface lost) is not paced: the app is
+			 * about to recreate the swapchain or quit, and a wait would only delay that. */
+			if (sc && !present_failed(r))
+				wait_consider(&wait, sc, swapchain_deadline(sc, config, t));
+		}
+		wait_do(&wait);
+	}
+	count_presents(dev, info, result);
 	return result;
 }

@@ -131,6 +131,7 @@ static void stall_reanchors_without_burst(void)
 	stalled = late_frame(&p, 100 * MS);
 	CHECK_EQ_I64(stalled, prev + 100 * MS); /* already late: no wait */
 	CHECK_EQ_I64(p.reanchors, 1);
+	CHECK_EQ_I64(p.behind_ns, 100 * MS - (grid(t0, 101, 60000) - grid(t0, 100, 60000)));
 	prev = stalled;
 	for (int n = 1; n <= 100; n++) {
 		int64_t t = late_frame(&p, 5 * MS);

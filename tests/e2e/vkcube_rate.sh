@@ -1,0 +1,107 @@
+#!/bin/sh
+# vkcube_rate.sh METHOD FPS FRAMES — vkcube through lowlat at a cap, the validation layer below it.
+#
+# Passes when the long-run mean rate is within 2% of the cap and validation reported nothing.
+# A behaviour check with a loose bound, not a benchmark.
+#
+# The rate comes from lowlat's summary line: FRAMES presents over the time between the first and
+# last return of vkQueuePresentKHR to vkcube, on CLOCK_MONOTONIC. Those are clock reads at the
+# app's boundary, not the pacer's arithmetic, and they exclude vkcube's start-up and teardown, which
+# on lavapipe with validation take a noisy fraction of a second and would swamp a 2% bound on wall
+# time. Wall time is still checked as an outside witness that the app really was slowed: FRAMES
+# frames cannot take less than (FRAMES - 1) / FPS.
+#
+# Stalls: a frame more than an interval late re-anchors the grid (by design: no catch-up burst), and
+# that stall's time is lost to the rate. On a shared 2-core machine other processes stall vkcube
+# for tens of ms now and then, so a run that misses the bound *and* reports re-anchors is retried,
+# up to 3 runs, each one printed. A run that misses with no re-anchor is a pacing error and fails at
+# once, as does any validation message.
+#
+# Expects VK_ADD_IMPLICIT_LAYER_PATH and ENABLE_LOWLAT_LAYER=1 (meson test sets them). Exit 77 =
+# skipped (no vkcube, no validation layer, no display).
+set -eu
+
+method=$1 fps=$2 frames=$3
+attempts=3
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+command -v vkcube >/dev/null || skip "vkcube not found"
+[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] || skip "no display (run under tools/testroot, which starts Xvfb)"
+found=
+for dir in $(echo "${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:/etc" | tr : ' '); do
+	[ -e "$dir/vulkan/explicit_layer.d/VkLayer_khronos_validation.json" ] && found=1
+done
+[ -n "$found" ] || skip "Khronos validation layer not installed"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	echo "--- vkcube output:"
+	cat "$tmp/out"
+	exit 1
+}
+
+# One run. Returns 0 when within the bound, 2 when it missed after stalls (worth another run);
+# anything else fails the test.
+run_once() {
+	log=$tmp/validation.log
+	rm -f "$log"
+	start=$(date +%s%N)
+	LOWLAT_FPS=$fps LOWLAT_METHOD=$method LOWLAT_VERBOSE=1 \
+		VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation \
+		VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG \
+		VK_KHRONOS_VALIDATION_LOG_FILENAME="$log" \
+		vkcube --c "$frames" >"$tmp/out" 2>&1 || fail "vkcube exited with $?"
+	end=$(date +%s%N)
+
+	# Any validation message is a failure (the log file, and the output in case it went there).
+	if [ -s "$log" ]; then
+		echo "--- validation log:"
+		cat "$log"
+		fail "the validation layer reported messages"
+	fi
+	if grep -E 'Validation (Error|Warning)|VUID-' "$tmp/out" >/dev/null; then
+		fail "validation messages in the output"
+	fi
+
+	# lowlat: swapchain 500x500 FIFO, 3 images: 600 presents in 9.983 s (60.02 fps), 0 failed; limiter late at 60.000 fps, 0 re-anchors
+	line=$(grep 'lowlat: swapchain .* presents in ' "$tmp/out" | tail -n 1) || true
+	[ -n "$line" ] || fail "no lowlat summary line: was the layer in the chain?"
+	echo "$line"
+	case $line in
+	*"limiter $method at "*) ;;
+	*) fail "the summary does not say 'limiter $method': the cap was not applied" ;;
+	esac
+
+	echo "$line" | awk -v fps="$fps" -v frames="$frames" -v wall_ns="$((end - start))" '
+	{
+		for (i = 1; i <= NF; i++) {
+			if ($i == "presents" && $(i + 1) == "in") { presents = $(i - 1); seconds = $(i + 2) }
+			if ($i == "re-anchors") reanchors = $(i - 1)
+		}
+		if (presents != frames) { printf "FAIL: %d presents, expected %d\n", presents, frames; exit 1 }
+		rate = (presents - 1) / seconds
+		err = rate / fps - 1
+		wall = wall_ns / 1e9
+		printf "rate %.3f fps for a cap of %s (%+.2f%%), %d re-anchors; wall %.2f s for %d frames\n",
+		       rate, fps, err * 100, reanchors, wall, frames
+		if (wall < 0.98 * (frames - 1) / fps) { print "FAIL: faster than the cap by the wall clock"; exit 1 }
+		if (err > 0.02) { print "FAIL: faster than the cap"; exit 1 }
+		if (err < -0.02 && reanchors > 0) { print "slower than the cap after stalls"; exit 2 }
+		if (err < -0.02) { print "FAIL: slower than the cap without any stall"; exit 1 }
+	}'
+}
+
+n=1
+while :; do
+	echo "run $n of at most $attempts:"
+	rc=0
+	run_once || rc=$?
+	[ "$rc" = 0 ] && exit 0
+	[ "$rc" = 2 ] || fail "rate check"
+	[ "$n" -lt "$attempts" ] || fail "slower than the cap in $attempts runs, each with stalls: is the machine overloaded?"
+	n=$((n + 1))
+done
