@@ -57,6 +57,10 @@ void lowlat_sleeper_init(struct lowlat_sleeper *sleeper);
  * sleep and restores it. */
 void lowlat_sleep_until_ns(struct lowlat_sleeper *sleeper, int64_t deadline_ns);
 
+/* Records how late a sleep woke and updates the adaptive tail. lowlat_sleep_until_ns calls it;
+ * exposed so tests can drive the adaptation with chosen overshoots. */
+void lowlat_sleeper_note_overshoot(struct lowlat_sleeper *sleeper, int64_t overshoot_ns);
+
 /* The system clock, its sleeps going through sleeper. */
 struct lowlat_clock lowlat_system_clock(struct lowlat_sleeper *sleeper);
 

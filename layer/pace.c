@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 
 /* Nanoseconds per second times millihertz per hertz: interval_ns = NS_MFPS / mfps. */
@@ -56,12 +55,13 @@ void lowlat_pacer_set_mfps(struct lowlat_pacer *p, uint32_t mfps)
 {
 	int64_t g;
 
-	if (mfps == p->mfps)
-		return;
 	if (mfps > (uint32_t)(LOWLAT_FPS_MAX * LOWLAT_MFPS_PER_FPS))
 		mfps = (uint32_t)(LOWLAT_FPS_MAX * LOWLAT_MFPS_PER_FPS);
 	if (mfps && mfps < (uint32_t)(LOWLAT_FPS_MIN * LOWLAT_MFPS_PER_FPS))
 		mfps = (uint32_t)(LOWLAT_FPS_MIN * LOWLAT_MFPS_PER_FPS);
+	/* The same cap again keeps the grid. */
+	if (mfps == p->mfps)
+		return;
 	p->mfps = mfps;
 	p->anchored = false;
 	if (!mfps)

@@ -68,7 +68,7 @@ static void config_from_env(void)
 		LOWLAT_INFO("limiting to %.3f fps, %s", (double)mfps / LOWLAT_MFPS_PER_FPS,
 		            lowlat_pace_method_name(method));
 	else
-		LOWLAT_INFO("limiter off (LOWLAT_FPS unset or 0)");
+		LOWLAT_INFO("limiter off");
 }
 
 static const char *present_mode_name(VkPresentModeKHR mode)
@@ -103,6 +103,9 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	            " failed; %s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
 	            sc->presents, seconds, fps, sc->present_errors, limiter);
+	if (sc->pacer.mfps)
+		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
+		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,

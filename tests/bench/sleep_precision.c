@@ -6,7 +6,7 @@
  * Methods, all through timing.c's lowlat_sleep_until_ns with a differently configured sleeper:
  *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
  *   slack1ns    the same with the timer slack lowered to 1 ns for the sleep
- *   tail100us   slack 1 ns, sleep to deadline - 100 us, spin the rest (likewise 200 and 300 us)
+ *   tail100us   slack 1 ns, sleep to deadline - 100 us, spin the rest (likewise 200, 300, 500, 1000)
  *   adaptive    slack 1 ns, tail = about the p99 of recent overshoots, bounded [50 us, 1 ms]
  * The methods take turns wait by wait, so noise on a shared machine hits them all alike.
  *
@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 {
 	int waits = 1000, hogs = 0;
 	int64_t interval_ns = 16600000; /* 16.6 ms: a 60 fps frame */
-	struct method methods[6] = {0};
-	int nmethods = 6;
+	struct method methods[8] = {0};
+	int nmethods = 8;
 	pthread_t hog_threads[64];
 
 	for (int i = 1; i < argc; i++) {
@@ -103,8 +103,10 @@ int main(int argc, char **argv)
 	fixed(&methods[2], "tail100us", 100 * NS_PER_US, false);
 	fixed(&methods[3], "tail200us", 200 * NS_PER_US, false);
 	fixed(&methods[4], "tail300us", 300 * NS_PER_US, false);
-	methods[5].name = "adaptive";
-	lowlat_sleeper_init(&methods[5].sleeper);
+	fixed(&methods[5], "tail500us", 500 * NS_PER_US, false);
+	fixed(&methods[6], "tail1000us", 1000 * NS_PER_US, false);
+	methods[7].name = "adaptive";
+	lowlat_sleeper_init(&methods[7].sleeper);
 	for (int m = 0; m < nmethods; m++) {
 		methods[m].error_ns = calloc((size_t)waits, sizeof(int64_t));
 		if (!methods[m].error_ns)
@@ -134,17 +136,18 @@ int main(int argc, char **argv)
 	for (int t = 0; t < hogs; t++)
 		pthread_join(hog_threads[t], NULL);
 
-	printf("%-10s %8s %8s %8s %9s %9s %6s %11s %12s\n", "method", "p50_us", "p90_us", "p99_us",
-	       "p99.9_us", "max_us", "early", "cpu_us/wait", "mean_tail_us");
+	printf("%-10s %8s %8s %8s %8s %9s %9s %6s %11s %12s\n", "method", "p50_us", "p90_us", "p95_us",
+	       "p99_us", "p99.9_us", "max_us", "early", "cpu_us/wait", "mean_tail_us");
 	for (int m = 0; m < nmethods; m++) {
 		struct method *me = &methods[m];
 
 		qsort(me->error_ns, (size_t)waits, sizeof(int64_t), cmp_i64);
-		printf("%-10s %8.1f %8.1f %8.1f %9.1f %9.1f %6d %11.1f %12.1f\n", me->name,
+		printf("%-10s %8.1f %8.1f %8.1f %8.1f %9.1f %9.1f %6d %11.1f %12.1f\n", me->name,
 		       percentile_us(me->error_ns, waits, 0.50), percentile_us(me->error_ns, waits, 0.90),
-		       percentile_us(me->error_ns, waits, 0.99), percentile_us(me->error_ns, waits, 0.999),
-		       (double)me->error_ns[waits - 1] / NS_PER_US, me->early,
-		       (double)me->cpu_ns / waits / NS_PER_US, (double)me->tail_sum_ns / waits / NS_PER_US);
+		       percentile_us(me->error_ns, waits, 0.95), percentile_us(me->error_ns, waits, 0.99),
+		       percentile_us(me->error_ns, waits, 0.999), (double)me->error_ns[waits - 1] / NS_PER_US,
+		       me->early, (double)me->cpu_ns / waits / NS_PER_US,
+		       (double)me->tail_sum_ns / waits / NS_PER_US);
 		free(me->error_ns);
 	}
 	return 0;

@@ -86,6 +86,54 @@ static void timer_slack_restored(void)
 	CHECK_EQ_I64(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
 }
 
+static void feed(struct lowlat_sleeper *s, int n, int64_t overshoot_ns)
+{
+	for (int i = 0; i < n; i++)
+		lowlat_sleeper_note_overshoot(s, overshoot_ns);
+}
+
+/* The adaptation rule on chosen overshoots (no clock involved). */
+static void tail_adapts(void)
+{
+	struct lowlat_sleeper s;
+
+	lowlat_sleeper_init(&s);
+	feed(&s, 15, 5 * US);
+	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_INITIAL_NS); /* too few samples to judge */
+
+	/* A quiet machine: the tail shrinks to its floor. */
+	feed(&s, 200, 5 * US);
+	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_MIN_NS);
+
+	/* Overshoots of 150 us with an occasional 300: one of them is allowed over the tail, two not. */
+	feed(&s, 128, 150 * US);
+	CHECK_EQ_I64(s.tail_ns, 160 * US);
+	feed(&s, 1, 300 * US);
+	CHECK_EQ_I64(s.tail_ns, 160 * US);
+	feed(&s, 1, 300 * US);
+	CHECK_EQ_I64(s.tail_ns, 310 * US);
+
+	/* Rare long preemptions do not pin the tail at the maximum... */
+	feed(&s, 128, 150 * US);
+	feed(&s, 4, 20000 * US);
+	CHECK_EQ_I64(s.tail_ns, 160 * US);
+
+	/* ...but overshoots up to 1 ms that a spin can hide raise it to the bound. */
+	feed(&s, 128, 995 * US);
+	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_MAX_NS);
+
+	/* An overloaded machine (more than 1 in 16 sleeps preempted beyond any tail): spinning buys
+	 * nothing, the tail drops to its floor. */
+	feed(&s, 120, 900 * US);
+	feed(&s, 9, 5000 * US);
+	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_MIN_NS);
+
+	/* A fixed tail never moves. */
+	s = (struct lowlat_sleeper){.tail_ns = 123 * US};
+	feed(&s, 300, 900 * US);
+	CHECK_EQ_I64(s.tail_ns, 123 * US);
+}
+
 int main(void)
 {
 	RUN(never_wakes_early);
@@ -93,5 +141,6 @@ int main(void)
 	RUN(past_deadline_returns);
 	RUN(long_wait_is_capped);
 	RUN(timer_slack_restored);
+	RUN(tail_adapts);
 	return check_result();
 }
