@@ -90,6 +90,7 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 			 * frames. Start a fresh grid at this frame instead. */
 			p->reanchors++;
 			p->behind_ns = now_ns - target;
+			p->lost_ns += p->behind_ns;
 			anchor_at(p, now_ns);
 			target = now_ns;
 		} else if (target - now_ns > p->whole_ns + 1) {

@@ -53,6 +53,7 @@ struct lowlat_pacer {
 	int64_t last_deadline_ns;
 	uint64_t reanchors; /* times the grid was dropped because the app fell behind (summary line) */
 	int64_t behind_ns;  /* how far behind its target the frame of the last re-anchor was */
+	int64_t lost_ns;    /* the sum of those: time the grid gave up rather than catch up */
 };
 
 /* Off, not anchored. */

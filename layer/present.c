@@ -93,12 +93,14 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	double seconds = (double)(sc->last_present_ns - sc->first_present_ns) * 1e-9;
 	/* n presents span n-1 intervals. */
 	double fps = sc->presents > 1 && seconds > 0 ? (double)(sc->presents - 1) / seconds : 0;
-	char limiter[96] = "limiter off";
+	char limiter[128] = "limiter off";
 
 	if (sc->pacer.mfps)
-		snprintf(limiter, sizeof(limiter), "limiter %s at %.3f fps, %" PRIu64 " re-anchors",
+		snprintf(limiter, sizeof(limiter),
+		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost)",
 		         lowlat_pace_method_name(config_method(sc->pace_config)),
-		         (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS, sc->pacer.reanchors);
+		         (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS, sc->pacer.reanchors,
+		         (double)sc->pacer.lost_ns * 1e-6);
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
 	            " failed; %s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
@@ -252,16 +254,16 @@ static void wait_do(const struct present_wait *w)
 	}
 }
 
-/* Counts the call for the summary line, timestamped when the app gets control back (after our
- * wait), which is the cadence the app sees. */
-static void count_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
+/* Counts the call for the summary line, timestamped when our wait ended (t_ns): in late mode when
+ * the app gets control back, in early mode when the frame is handed to the driver. Either way the
+ * cadence the method shapes, and the same instants the pacer's grid and its time lost refer to. */
+static void count_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result,
+                           int64_t t_ns)
 {
-	int64_t t = lowlat_now_ns();
-
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
 		if (sc)
-			count_present(sc, info->pResults ? info->pResults[i] : result, t);
+			count_present(sc, info->pResults ? info->pResults[i] : result, t_ns);
 	}
 }
 
@@ -281,6 +283,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				wait_consider(&wait, sc, swapchain_deadline(sc, config, t));
 		}
 		wait_do(&wait);
+		t = lowlat_now_ns();
 		result = dev->vk.QueuePresentKHR(queue, info);
 	} else {
 		result = dev->vk.QueuePresentKHR(queue, info);
@@ -295,7 +298,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				wait_consider(&wait, sc, swapchain_deadline(sc, config, t));
 		}
 		wait_do(&wait);
+		t = lowlat_now_ns();
 	}
-	count_presents(dev, info, result);
+	count_presents(dev, info, result, t);
 	return result;
 }

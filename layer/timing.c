@@ -25,11 +25,12 @@
  * hideable overshoot, about the p99. The max would let one rare long preemption pin the tail, and
  * its CPU cost, at the maximum for 128 frames.
  *
- * Measured with tests/bench/sleep_precision (16.6 ms waits, methods interleaved) on the shared
+ * Measured with tests/bench/sleep_precision (16.6 ms waits, methods taking turns) on the shared
  * 2-core VM, 2026-11-30, while other sessions ran vkcube benchmarks. Wake-up error after the
  * deadline in us (never before it), thread CPU time per wait in us.
  *
- * Load average ~2 (--waits 1000):
+ * Load average ~2 (--waits 1000, an earlier benchmark with a fixed order, where a method's wake-up
+ * can be delayed by the CPU its predecessor spun):
  *   method      p50   p90    p99   p99.9   cpu/wait  mean tail
  *   plain       107   347  11152   40533      31.7
  *   slack1ns     57   253   7396   28194      36.8
@@ -37,11 +38,14 @@
  *   tail200us   0.2    33  17301   42817     155.6      200
  *   tail300us   0.2    35   7961   33117     244.4      300
  *   adaptive    0.2    35   4994   50439     564.1      666   (before the overload rule)
- * Load average 3.4-6 (--waits 800):
- *   slack1ns     55  1086  13944   43506      31.8
- *   tail300us   0.2   424  11349   33767     239.0      300
- *   tail1000us  0.2    12  11113   25107     856.5     1000
- *   adaptive    0.3  1734  19374   68006     191.0      231   (overload rule: floor)
+ * Load average 6-7.7 (--waits 800, shuffled order):
+ *   plain       100  1795  12642   58082      22.7
+ *   slack1ns     50  1732  19301  138736      26.6
+ *   tail100us   0.2  1589  12332   24890      61.3      100
+ *   tail200us   0.2  2090  23575   60956     126.4      200
+ *   tail500us   0.2  1430  14674   28103     359.0      500
+ *   tail1000us  0.2   497  13671   22249     771.7     1000
+ *   adaptive    1.4  1884  34119   83680      33.3       53   (overload rule: floor)
  * A less loaded run: slack1ns p50 90 / p99 387 / p99.9 3671; tail200us p99 408; FACTS.md has
  * slack1ns p99 ~150 us on an idle machine.
  *
@@ -51,8 +55,8 @@
  * shrinking to the 50 us floor where sleeps are precise. Past ~1 ms the waits are preemptions no
  * spin hides; when they are common (the overload rule below) the p99 is lost anyway and a 1 ms spin
  * per frame (6% of a core at 60 fps, 14% at 144) would only take CPU from the game's own threads,
- * so the tail drops to its floor: less precision at p90 on an overloaded machine, for a quarter of
- * the CPU. */
+ * so the tail drops to its floor: on the overloaded machine above, fixed tails up to 500 us bought
+ * nothing at p90 and only a 1 ms tail did, for 23x the CPU of the floor. */
 #define LOWLAT_TAIL_RANK 1
 /* Margin over the percentile: the spin's own clock reads and the wake-up path after the overshoot
  * was measured. */
@@ -131,7 +135,7 @@ void lowlat_sleeper_note_overshoot(struct lowlat_sleeper *s, int64_t overshoot_n
 	if (!s->adaptive || s->count < LOWLAT_TAIL_MIN_SAMPLES)
 		return;
 	tail = high_overshoot_ns(s, &unhideable) + LOWLAT_TAIL_MARGIN_NS;
-	/* An overloaded machine: preemptions no tail can hide are common (see the load 3.4-6 table). */
+	/* An overloaded machine: preemptions no tail can hide are common (see the load 6-7.7 table). */
 	if (unhideable * LOWLAT_OVERLOAD_FRACTION > s->count)
 		tail = LOWLAT_TAIL_MIN_NS;
 	if (tail < LOWLAT_TAIL_MIN_NS)

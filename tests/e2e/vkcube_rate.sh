@@ -12,10 +12,15 @@
 # frames cannot take less than (FRAMES - 1) / FPS.
 #
 # Stalls: a frame more than an interval late re-anchors the grid (by design: no catch-up burst), and
-# that stall's time is lost to the rate. On a shared 2-core machine other processes stall vkcube
-# for tens of ms now and then, so a run that misses the bound *and* reports re-anchors is retried,
-# up to 3 runs, each one printed. A run that misses with no re-anchor is a pacing error and fails at
-# once, as does any validation message.
+# that stall's time is lost to the rate; the summary line reports the time lost. On this shared
+# 2-core machine other sessions stall vkcube for tens of ms now and then (load averages of 5-9 were
+# seen), so:
+# - every run must also hold the cap within 2% once the time lost to stalls is taken out: that
+#   checks the grid itself, whatever the machine does;
+# - a run that misses the plain bound *with* re-anchors is retried, up to 3 runs, each printed;
+# - a miss with no re-anchor, or a rate above the cap, fails at once, as does any validation message;
+# - if all 3 runs lost more than 2% to stalls, the test is skipped (exit 77) with that reason, not
+#   passed: the plain bound could not be judged on a machine that busy.
 #
 # Expects VK_ADD_IMPLICIT_LAYER_PATH and ENABLE_LOWLAT_LAYER=1 (meson test sets them). Exit 77 =
 # skipped (no vkcube, no validation layer, no display).
@@ -67,7 +72,7 @@ run_once() {
 		fail "validation messages in the output"
 	fi
 
-	# lowlat: swapchain 500x500 FIFO, 3 images: 600 presents in 9.983 s (60.02 fps), 0 failed; limiter late at 60.000 fps, 0 re-anchors
+	# lowlat: swapchain 500x500 FIFO, 3 images: 600 presents in 9.983 s (60.02 fps), 0 failed; limiter late at 60.000 fps, 0 re-anchors (0.0 ms lost)
 	line=$(grep 'lowlat: swapchain .* presents in ' "$tmp/out" | tail -n 1) || true
 	[ -n "$line" ] || fail "no lowlat summary line: was the layer in the chain?"
 	echo "$line"
@@ -80,16 +85,19 @@ run_once() {
 	{
 		for (i = 1; i <= NF; i++) {
 			if ($i == "presents" && $(i + 1) == "in") { presents = $(i - 1); seconds = $(i + 2) }
-			if ($i == "re-anchors") reanchors = $(i - 1)
+			if ($i == "re-anchors") { reanchors = $(i - 1); lost_ms = substr($(i + 1), 2) }
 		}
 		if (presents != frames) { printf "FAIL: %d presents, expected %d\n", presents, frames; exit 1 }
 		rate = (presents - 1) / seconds
 		err = rate / fps - 1
+		paced = (presents - 1) / (seconds - lost_ms / 1000)
+		paced_err = paced / fps - 1
 		wall = wall_ns / 1e9
-		printf "rate %.3f fps for a cap of %s (%+.2f%%), %d re-anchors; wall %.2f s for %d frames\n",
-		       rate, fps, err * 100, reanchors, wall, frames
+		printf "rate %.3f fps for a cap of %s (%+.2f%%); %d re-anchors lost %.1f ms, without them %.3f fps (%+.2f%%); wall %.2f s\n",
+		       rate, fps, err * 100, reanchors, lost_ms, paced, paced_err * 100, wall
 		if (wall < 0.98 * (frames - 1) / fps) { print "FAIL: faster than the cap by the wall clock"; exit 1 }
 		if (err > 0.02) { print "FAIL: faster than the cap"; exit 1 }
+		if (paced_err > 0.02 || paced_err < -0.02) { print "FAIL: off the cap even without the stalls"; exit 1 }
 		if (err < -0.02 && reanchors > 0) { print "slower than the cap after stalls"; exit 2 }
 		if (err < -0.02) { print "FAIL: slower than the cap without any stall"; exit 1 }
 	}'
@@ -102,6 +110,6 @@ while :; do
 	run_once || rc=$?
 	[ "$rc" = 0 ] && exit 0
 	[ "$rc" = 2 ] || fail "rate check"
-	[ "$n" -lt "$attempts" ] || fail "slower than the cap in $attempts runs, each with stalls: is the machine overloaded?"
+	[ "$n" -lt "$attempts" ] || skip "the machine is overloaded: $attempts runs each lost more than 2% to stalls (each held the cap without them)"
 	n=$((n + 1))
 done
