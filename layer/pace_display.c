@@ -1,8 +1,6 @@
 /* pace_display.c — the refresh-grid rule and the ready-time prediction; see pace_display.h. */
 #include "pace_display.h"
 
-#include <string.h>
-
 /* Nanoseconds per second times millihertz per hertz (as in pace.c): cap interval = NS_MFPS / mfps. */
 #define NS_MFPS 1000000000000ll
 
@@ -56,32 +54,41 @@ void lowlat_ready_note(struct lowlat_ready_window *w, int64_t sample_ns)
 		w->count++;
 }
 
+/* The largest samples the percentile can reach into: n - rank + 1 <= ceil(n / 100) + 1. */
+#define TOP_MAX (LOWLAT_READY_WINDOW * (100 - LOWLAT_READY_PERCENTILE) / 100 + 2)
+
 int64_t lowlat_ready_predict(const struct lowlat_ready_window *w)
 {
-	int64_t sorted[LOWLAT_READY_WINDOW];
-	uint32_t n = w->count, rank;
+	int64_t top[TOP_MAX]; /* the k largest so far, largest first */
+	uint32_t n = w->count, rank, k, have = 0;
 
 	if (!n)
 		return -1;
-	/* Insertion sort of at most 128 values, once a frame: a few microseconds at worst. */
-	memcpy(sorted, w->sample_ns, n * sizeof(sorted[0]));
-	for (uint32_t i = 1; i < n; i++) {
-		int64_t v = sorted[i];
-		uint32_t j = i;
-		for (; j > 0 && sorted[j - 1] > v; j--)
-			sorted[j] = sorted[j - 1];
-		sorted[j] = v;
-	}
-	/* Nearest rank: ceil(p/100 * n) - 1, at least 0. */
+	/* Nearest rank: the ceil(p/100 * n)-th smallest, i.e. the k-th largest. One pass keeping the k
+	 * largest: O(n * k) with k <= 4, cheap enough for every present. */
 	rank = (LOWLAT_READY_PERCENTILE * n + 99) / 100;
-	return sorted[rank ? rank - 1 : 0];
+	if (!rank)
+		rank = 1;
+	k = n - rank + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t v = w->sample_ns[i];
+		uint32_t j;
+		if (have == k && v <= top[k - 1])
+			continue;
+		if (have < k)
+			have++;
+		for (j = have - 1; j > 0 && top[j - 1] < v; j--)
+			top[j] = top[j - 1];
+		top[j] = v;
+	}
+	return top[k - 1];
 }
 
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns)
 {
 	int64_t predicted = lowlat_ready_predict(w);
 
-	if (predicted < 0)
+	if (w->count < LOWLAT_READY_MIN_SAMPLES && predicted < refresh_ns)
 		predicted = refresh_ns;
 	return predicted + refresh_ns / LOWLAT_LEAD_MARGIN_DIVISOR;
 }
