@@ -13,7 +13,24 @@
 	F(GetInstanceProcAddr)                                                                               \
 	F(DestroyInstance)                                                                                   \
 	F(CreateDevice)                                                                                      \
-	F(GetPhysicalDeviceProperties)
+	F(GetPhysicalDeviceProperties)                                                                       \
+	F(EnumerateDeviceExtensionProperties)                                                                \
+	F(GetPhysicalDeviceFeatures2)                                                                        \
+	F(GetPhysicalDeviceFeatures2KHR)                                                                     \
+	F(GetPhysicalDeviceSurfaceCapabilities2KHR)
+
+/* VK_EXT_present_timing (present_timing.c), which lowlat enables behind the app's back when the
+ * driver offers it. Headers older than the extension (Debian 12's 1.3.239) leave the list empty and
+ * present_timing.h stubs every use out. */
+#ifdef VK_EXT_present_timing
+#define LOWLAT_PRESENT_TIMING_FUNCTIONS(F)                                                                   \
+	F(SetSwapchainPresentTimingQueueSizeEXT)                                                             \
+	F(GetSwapchainTimingPropertiesEXT)                                                                   \
+	F(GetSwapchainTimeDomainPropertiesEXT)                                                               \
+	F(GetPastPresentationTimingEXT)
+#else
+#define LOWLAT_PRESENT_TIMING_FUNCTIONS(F)
+#endif
 
 /* Device-level functions we call on the next layer. A NULL entry means the driver below does not
  * have it (vkAcquireNextImage2KHR needs Vulkan 1.1 or VK_KHR_device_group). */
@@ -25,7 +42,8 @@
 	F(GetSwapchainImagesKHR)                                                                             \
 	F(AcquireNextImageKHR)                                                                               \
 	F(AcquireNextImage2KHR)                                                                              \
-	F(QueuePresentKHR)
+	F(QueuePresentKHR)                                                                                   \
+	LOWLAT_PRESENT_TIMING_FUNCTIONS(F)
 
 struct instance_dispatch {
 #define LOWLAT_DECLARE(name) PFN_vk##name name;

@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "message.h"
 #include "objects.h"
+#include "present_timing.h"
 
 static void copy_name(char *dst, size_t size, const char *src)
 {
@@ -39,15 +40,34 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 
 	/* Advance the link for the next layer, and put it back afterwards so the chain the loader
 	 * built is as it was whatever happens below. */
+	/* VK_EXT_present_timing needs instance extensions the app may not have enabled: add them to a
+	 * copy, and if the instance refuses them, create it as the app asked. */
+	struct lowlat_instance_setup setup;
+	bool added = lowlat_timing_instance_setup(info, &setup);
+
 	VkLayerInstanceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
-	result = next_create(info, allocator, out);
+	result = next_create(added ? &setup.info : info, allocator, out);
+	if (added && result == VK_ERROR_EXTENSION_NOT_PRESENT) {
+		/* Present timing is then simply not used on this instance. */
+		lowlat_timing_instance_setup_fini(&setup);
+		setup.surface_caps2 = setup.properties2 = false;
+		result = next_create(info, allocator, out);
+	}
 	link->u.pLayerInfo = ours;
+	lowlat_timing_instance_setup_fini(&setup);
 	if (result != VK_SUCCESS)
 		goto fail_free;
+	inst->surface_caps2 = setup.surface_caps2;
 
 	inst->handle = *out;
 	lowlat_load_instance_dispatch(&inst->vk, *out, next_gipa);
+	/* Vulkan 1.1's name on a 1.1 instance, the extension's on a 1.0 one that has it. */
+	if (setup.properties2)
+		inst->features2 =
+		        info->pApplicationInfo && info->pApplicationInfo->apiVersion >= VK_API_VERSION_1_1
+		                ? inst->vk.GetPhysicalDeviceFeatures2
+		                : inst->vk.GetPhysicalDeviceFeatures2KHR;
 	if (info->pApplicationInfo) {
 		const VkApplicationInfo *app = info->pApplicationInfo;
 		inst->api_version = app->apiVersion;
@@ -119,12 +139,28 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	if (!dev)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 
+	/* VK_EXT_present_timing on a copy of the create info when the device offers it and the app
+	 * does not use it itself; if the driver refuses, the device is created as the app asked. */
+	struct lowlat_device_setup setup;
+	lowlat_timing_device_setup(inst, physical, info, &setup);
+
 	VkLayerDeviceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
-	result = next_create(physical, info, allocator, out);
+	result = next_create(physical, setup.enable ? &setup.info : info, allocator, out);
+	/* Only a refusal is retried: out of memory or a lost device must reach the app as they came. */
+	if (setup.enable &&
+	    (result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT)) {
+		setup.enable = false;
+		setup.reason = "the driver refused to enable VK_EXT_present_timing";
+		result = next_create(physical, info, allocator, out);
+	}
 	link->u.pLayerInfo = ours;
+	lowlat_timing_device_setup_fini(&setup);
 	if (result != VK_SUCCESS)
 		goto fail_free;
+	dev->timing = setup.enable;
+	dev->app_timing = setup.app_timing;
+	dev->timing_reason = setup.reason;
 
 	dev->handle = *out;
 	dev->physical = physical;

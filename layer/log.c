@@ -598,6 +598,19 @@ int64_t lowlat_log_present(struct lowlat_log *log, const struct lowlat_log_recor
 	return slot->frame;
 }
 
+static bool set_stage(struct lowlat_log_record *r, enum lowlat_log_stage stage, int64_t time_ns)
+{
+	switch (stage) {
+	case LOWLAT_LOG_STAGE_QUEUE_DONE: r->queue_done_ns = time_ns; break;
+	case LOWLAT_LOG_STAGE_LATCHED: r->latched_ns = time_ns; break;
+	case LOWLAT_LOG_STAGE_PIXEL_OUT: r->pixel_out_ns = time_ns; break;
+	case LOWLAT_LOG_STAGE_PIXEL_VISIBLE: r->pixel_visible_ns = time_ns; break;
+	case LOWLAT_LOG_STAGE_PRESENT_WAIT: r->present_wait_ns = time_ns; break;
+	default: return false;
+	}
+	return true;
+}
+
 bool lowlat_log_display(struct lowlat_log *log, int64_t present_id, enum lowlat_log_stage stage,
                         int64_t time_ns)
 {
@@ -605,17 +618,21 @@ bool lowlat_log_display(struct lowlat_log *log, int64_t present_id, enum lowlat_
 		return false;
 	for (uint32_t i = 0; i < log->held; i++) {
 		struct lowlat_log_record *r = &log->hold[(log->hold_first + i) % LOWLAT_LOG_HOLD_FRAMES];
-		if (r->present_id != present_id)
-			continue;
-		switch (stage) {
-		case LOWLAT_LOG_STAGE_QUEUE_DONE: r->queue_done_ns = time_ns; break;
-		case LOWLAT_LOG_STAGE_LATCHED: r->latched_ns = time_ns; break;
-		case LOWLAT_LOG_STAGE_PIXEL_OUT: r->pixel_out_ns = time_ns; break;
-		case LOWLAT_LOG_STAGE_PIXEL_VISIBLE: r->pixel_visible_ns = time_ns; break;
-		case LOWLAT_LOG_STAGE_PRESENT_WAIT: r->present_wait_ns = time_ns; break;
-		default: return false;
-		}
-		return true;
+		if (r->present_id == present_id)
+			return set_stage(r, stage, time_ns);
+	}
+	return false;
+}
+
+bool lowlat_log_display_frame(struct lowlat_log *log, int64_t frame, enum lowlat_log_stage stage,
+                              int64_t time_ns)
+{
+	if (!log || frame < 0)
+		return false;
+	for (uint32_t i = 0; i < log->held; i++) {
+		struct lowlat_log_record *r = &log->hold[(log->hold_first + i) % LOWLAT_LOG_HOLD_FRAMES];
+		if (r->frame == frame)
+			return set_stage(r, stage, time_ns);
 	}
 	return false;
 }

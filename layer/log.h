@@ -95,6 +95,10 @@ enum lowlat_log_stage {
 };
 bool lowlat_log_display(struct lowlat_log *log, int64_t present_id, enum lowlat_log_stage stage,
                         int64_t time_ns);
+/* The same, matched by the frame index lowlat_log_present returned: for feedback that carries no
+ * present id (lowlat attaches none of its own; present_timing results come back in present order). */
+bool lowlat_log_display_frame(struct lowlat_log *log, int64_t frame, enum lowlat_log_stage stage,
+                              int64_t time_ns);
 
 /* Ends the session (swapchain destroyed): the held presents go to the ring, and the writer writes
  * what is left, the closing line, closes the file and frees the log shortly after. Does no I/O

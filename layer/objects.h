@@ -24,6 +24,7 @@
 #include "dispatch.h"
 #include "lowlat_config.h"
 #include "pace.h"
+#include "pace_display.h"
 #include "plumbing.h"
 
 struct lowlat_log; /* log.h */
@@ -34,6 +35,11 @@ struct lowlat_instance {
 	uint32_t api_version;
 	char app_name[128];
 	char engine_name[64];
+	/* Instance extensions present timing needs (present_timing.c): VK_KHR_get_surface_capabilities2,
+	 * and vkGetPhysicalDeviceFeatures2 (Vulkan 1.1 or VK_KHR_get_physical_device_properties2), the
+	 * app's or added by lowlat. */
+	bool surface_caps2;
+	PFN_vkGetPhysicalDeviceFeatures2 features2;
 };
 
 struct lowlat_device {
@@ -46,7 +52,51 @@ struct lowlat_device {
 	/* VK_KHR_swapchain is enabled and every function the present hooks need was found. When false
 	 * the device only gets pass-through pointers. */
 	bool hooked;
+	/* VK_EXT_present_timing: enabled by lowlat (timing), or by the app itself (app_timing: lowlat
+	 * then never adds or changes target times); when neither, why not (timing_reason, a constant
+	 * string, for the one line each swapchain prints about its pacing level). */
+	bool timing, app_timing;
+	const char *timing_reason;
 	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct lowlat_swapchain */
+};
+
+/* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
+struct lowlat_pending_present {
+	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
+	int64_t frame_start_ns; /* when the app began the frame: the start of its ready-time sample */
+	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
+};
+
+/* Pending presents per swapchain; also the size of the driver's timing results queue we ask for.
+ * Results come back a few frames after the present (FIFO: the queue depth plus one refresh), and
+ * they are drained at every present, so 64 is more than a swapchain can have outstanding. */
+#define LOWLAT_TIMING_QUEUE_SIZE 64u
+
+/* Display-aware pacing state of a swapchain (present.c, present_timing.c). Used only inside the
+ * app's calls on the swapchain, which Vulkan requires to be externally synchronised. */
+struct lowlat_swapchain_timing {
+	/* Created with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT and a CLOCK_MONOTONIC time domain
+	 * found: its presents may carry timing info. */
+	bool active;
+	uint64_t domain_id;
+	uint32_t stage_queries, target_stage; /* VkPresentStageFlagsEXT */
+	/* The display's refresh, once the driver reported it (it may answer VK_NOT_READY until the
+	 * first present); properties_counter tells when it changed. */
+	bool refresh_known, vrr;
+	int64_t refresh_ns;
+	uint64_t properties_counter;
+	/* A known refresh start (the latest first-pixel-out of a FIFO latch): the grid's phase. */
+	bool have_vblank;
+	int64_t vblank_ns;
+	/* The next present's target display time, computed at the previous present. */
+	bool have_target;
+	int64_t target_ns;
+	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
+	struct lowlat_ready_window ready;
+	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
+	uint32_t pending_first, pending_count;
+	bool pushed;           /* this call added a pending present, whose log frame is still to set */
+	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
 };
 
 struct lowlat_swapchain {
@@ -55,12 +105,15 @@ struct lowlat_swapchain {
 	VkExtent2D extent;
 	VkFormat format;
 	VkPresentModeKHR present_mode;
+	/* The mode of its latest present (VkSwapchainPresentModeInfoKHR may switch it per present). */
+	VkPresentModeKHR current_mode;
 	uint32_t image_count;
 
 	/* Counters for the summary line. Written only by the thread presenting to this swapchain,
 	 * which Vulkan requires to be externally synchronised. */
 	uint64_t presents;
 	uint64_t present_errors;
+	uint64_t timed_presents; /* presents that carried a display target (present_timing) */
 	int64_t first_present_ns, last_present_ns;
 
 	/* Pacing state, used only by the thread presenting to this swapchain (externally synchronised
@@ -77,6 +130,10 @@ struct lowlat_swapchain {
 	struct lowlat_log *log;
 	int64_t frame_start_ns;
 	int64_t target_ns; /* this present's pacing deadline, LOWLAT_LOG_UNKNOWN when not paced */
+	/* This present's display target (present_timing), LOWLAT_LOG_UNKNOWN when it carries none. */
+	int64_t display_target_ns;
+
+	struct lowlat_swapchain_timing timing;
 };
 
 /* Global maps keyed by dispatch key. */

@@ -12,6 +12,15 @@
  * Early: the wait comes first and the frame is handed down at the deadline. No lock of ours is held while
  * waiting or calling down: swapchain lookups take the device map's lock only for the lookup.
  *
+ * Display-aware pacing (late method, where the swapchain has VK_EXT_present_timing; see
+ * present_timing.c and pace_display.h): each present carries an absolute target display time, on
+ * the refresh grid when the cap is at or near refresh/n, else on the time grid moved to the next
+ * refresh (VRR: the time grid itself). The late wait still releases the app, now at the next
+ * frame's target minus the predicted frame-start-to-ready time. Targets go only into FIFO,
+ * FIFO_RELAXED and FIFO_LATEST_READY presents (the spec allows no others), only when every
+ * swapchain of the call has the present-timing flag, and never when the app chains its own
+ * VkPresentTimingsInfoEXT. Anything else is paced on the CPU clock as before ("cpu").
+ *
  * Settings come from the config module (config.h): each swapchain keeps a copy and refreshes it at
  * its presents when the process's config changed (a file reload, `lowlat ctl`). The present log
  * (log.c) gets one record per present when the config turns it on.
@@ -26,6 +35,8 @@
 #include "message.h"
 #include "objects.h"
 #include "pace.h"
+#include "pace_display.h"
+#include "present_timing.h"
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
@@ -51,9 +62,9 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		         lowlat_method_name(sc->config.method), (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS,
 		         sc->pacer.reanchors, (double)sc->pacer.lost_ns * 1e-6);
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
-	            " failed; %s",
+	            " failed; %s; %" PRIu64 " presents with display targets",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
-	            sc->presents, seconds, fps, sc->present_errors, limiter);
+	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -91,9 +102,22 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 {
 	LOWLAT_HOOK_DEVICE(dev, device, CreateSwapchainKHR, VK_ERROR_INITIALIZATION_FAILED)
 	struct lowlat_swapchain *sc;
+	struct lowlat_swapchain_setup setup;
+	const char *fallback;
 	VkResult result;
 
-	result = dev->vk.CreateSwapchainKHR(device, info, allocator, out);
+	/* The present-timing flag on a copy; if the driver refuses it, the app's own create info. */
+	lowlat_timing_swapchain_setup(dev, info, &setup);
+	result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &setup.info : info, allocator, out);
+	/* A refusal of the flag is retried as the app asked; running out of memory or losing the
+	 * device or surface is the app's to see, as the driver returned it. */
+	if (setup.timing && result != VK_SUCCESS && result != VK_ERROR_DEVICE_LOST &&
+	    result != VK_ERROR_OUT_OF_HOST_MEMORY && result != VK_ERROR_OUT_OF_DEVICE_MEMORY &&
+	    result != VK_ERROR_SURFACE_LOST_KHR) {
+		setup.timing = false;
+		setup.reason = "the driver refused a present-timing swapchain";
+		result = dev->vk.CreateSwapchainKHR(device, info, allocator, out);
+	}
 	if (result != VK_SUCCESS)
 		return result;
 
@@ -108,14 +132,15 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	sc->device = dev;
 	sc->extent = info->imageExtent;
 	sc->format = info->imageFormat;
-	sc->present_mode = info->presentMode;
+	sc->present_mode = sc->current_mode = info->presentMode;
 	if (dev->vk.GetSwapchainImagesKHR(device, *out, &sc->image_count, NULL) != VK_SUCCESS)
 		sc->image_count = info->minImageCount;
 	lowlat_pacer_init(&sc->pacer);
 	lowlat_sleeper_init(&sc->sleeper);
 	lowlat_config_defaults(&sc->config);
 	swapchain_refresh(sc);
-	sc->frame_start_ns = sc->target_ns = LOWLAT_LOG_UNKNOWN;
+	sc->frame_start_ns = sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
+	fallback = setup.timing ? lowlat_timing_swapchain_init(sc, setup.stage_queries) : setup.reason;
 
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)*out, sc)) {
 		LOWLAT_WARN_ONCE("out of memory tracking a swapchain; its presents pass through");
@@ -128,6 +153,14 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 		        .dir = sc->config.log_dir, .game_key = lowlat_config_global_game_key()});
 	LOWLAT_DEBUG("swapchain created: %ux%u %s, %u images", sc->extent.width, sc->extent.height,
 	             present_mode_name(sc->present_mode), sc->image_count);
+	/* The one line per swapchain saying which pacing level it is on, and why not the better one. */
+	if (sc->timing.active)
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
+		            "times on the refresh grid)",
+		            sc->extent.width, sc->extent.height);
+	else
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
+		            sc->extent.width, sc->extent.height, fallback ? fallback : "unknown");
 	return VK_SUCCESS;
 }
 
@@ -271,13 +304,215 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			rec.wait_end_ns = t->wait_end_ns;
 			rec.driver_ns = t->driver_ns;
 			rec.target_ns = sc->target_ns;
-			rec.present_mode = sc->present_mode;
+			rec.present_mode = sc->current_mode;
 			rec.fallback = sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_CPU : LOWLAT_LOG_FALLBACK_OFF;
-			lowlat_log_present(sc->log, &rec);
+			if (sc->timing.refresh_known)
+				rec.refresh_ns = sc->timing.refresh_ns;
+			if (sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
+				/* The requested display time, and the lead its release allowed for. */
+				rec.target_ns = sc->display_target_ns;
+				rec.predicted_ready_ns = sc->timing.frame_lead_ns;
+				rec.fallback = LOWLAT_LOG_FALLBACK_TIMING;
+			}
+			int64_t frame = lowlat_log_present(sc->log, &rec);
+			/* Its display feedback, when it comes, goes into this row. */
+			if (sc->timing.pushed)
+				sc->timing
+				        .pending[(sc->timing.pending_first + sc->timing.pending_count - 1) %
+				                 LOWLAT_TIMING_QUEUE_SIZE]
+				        .log_frame = frame;
 		}
-		sc->target_ns = LOWLAT_LOG_UNKNOWN;
+		sc->timing.pushed = false;
+		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
 	}
+}
+
+/* ---- display-aware pacing (VK_EXT_present_timing) ---- */
+
+/* Swapchains one call can time: its timing infos and results live on the stack. A call presenting
+ * more is paced on the CPU clock. */
+#define TIMED_SWAPCHAINS_MAX 8
+
+static bool is_fifo(VkPresentModeKHR mode)
+{
+	return mode == VK_PRESENT_MODE_FIFO_KHR || mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR ||
+	       mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR;
+}
+
+/* Whether the swapchain's next frame is paced on the display: its present carries a target and the
+ * late wait releases the app a lead before the following target. */
+static bool display_paced(const struct lowlat_swapchain *sc)
+{
+	const struct lowlat_swapchain_timing *t = &sc->timing;
+
+	return t->active && t->refresh_known && (t->vrr || t->have_vblank) && sc->pacer.mfps &&
+	       sc->config.method == LOWLAT_METHOD_LATE && is_fifo(sc->current_mode);
+}
+
+#ifdef VK_EXT_present_timing
+static const void *chain_find(const void *chain, VkStructureType type)
+{
+	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
+		if (p->sType == type)
+			return p;
+	return NULL;
+}
+
+/* A copy of the app's present info with our VkPresentTimingsInfoEXT in front of its chain. */
+struct timed_present {
+	VkPresentInfoKHR info;
+	VkPresentTimingsInfoEXT timings;
+	VkPresentTimingInfoEXT timing[TIMED_SWAPCHAINS_MAX];
+	VkResult results[TIMED_SWAPCHAINS_MAX];
+};
+
+/* Reads every swapchain's display feedback and, when the whole call can carry timing info, fills
+ * tp with this present's targets. Returns whether tp is to be presented instead of info. */
+static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *info, int64_t now_ns,
+                           struct timed_present *tp)
+{
+	const VkSwapchainPresentModeInfoEXT *modes =
+	        chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT);
+	bool timed = info->swapchainCount <= TIMED_SWAPCHAINS_MAX &&
+	             !chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+
+		/* Every swapchain of a present with timing info must have the flag (and ours its domain). */
+		if (!sc || !sc->timing.active) {
+			timed = false;
+			continue;
+		}
+		swapchain_refresh(sc);
+		if (modes && i < modes->swapchainCount)
+			sc->current_mode = modes->pPresentModes[i];
+		sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
+		sc->timing.pushed = false;
+		lowlat_timing_update(sc);
+	}
+	if (!timed)
+		return false;
+
+	*tp = (struct timed_present){.info = *info};
+	tp->timings = (VkPresentTimingsInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
+	                                        .pNext = info->pNext,
+	                                        .swapchainCount = info->swapchainCount,
+	                                        .pTimingInfos = tp->timing};
+	tp->info.pNext = &tp->timings;
+	tp->info.pResults = tp->results;
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain_timing *t = &sc->timing;
+		VkPresentTimingInfoEXT *ti = &tp->timing[i];
+
+		*ti = (VkPresentTimingInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
+		                               .timeDomainId = t->domain_id,
+		                               .targetTimeDomainPresentStage = t->target_stage};
+		/* Stage times for every present while our list of pending ones has room: it mirrors the
+		 * driver's results queue, which is as large, so that queue never fills. */
+		if (t->pending_count < LOWLAT_TIMING_QUEUE_SIZE)
+			ti->presentStageQueries = t->stage_queries;
+		/* The target planned at the previous present, only in the modes that allow one. */
+		if (display_paced(sc) && t->have_target) {
+			int64_t target = t->target_ns;
+			/* The app presents after its target: the frame goes at the first refresh it can, and
+			 * the grid continues from there. */
+			if (target < now_ns)
+				target = t->vrr ? now_ns
+				                : lowlat_refresh_at_or_after(now_ns, t->vblank_ns,
+				                                             t->refresh_ns);
+			ti->targetTime = (uint64_t)target;
+			/* On a fixed grid the target is a refresh start computed from a rounded refresh
+			 * duration: nearest, so a few ns either side still mean that refresh. */
+			if (!t->vrr)
+				ti->flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
+			sc->display_target_ns = target;
+			sc->timing.frame_lead_ns = t->lead_ns;
+		}
+		t->have_target = false;
+	}
+	return true;
+}
+
+/* Presents the copy. A swapchain whose results queue was full is refused with
+ * VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT, an error the app (which never asked for timing) cannot
+ * expect: present again without stage queries. The refused present's semaphore waits did execute
+ * (the spec counts its queue operations as enqueued), so the retry waits on nothing. Only when
+ * every swapchain of the call was refused: the app's per-swapchain pNext arrays cannot be split. */
+static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const VkPresentInfoKHR *app,
+                               struct timed_present *tp)
+{
+	VkResult result = dev->vk.QueuePresentKHR(queue, &tp->info);
+	bool all_full = true;
+
+	for (uint32_t i = 0; i < app->swapchainCount; i++)
+		all_full = all_full && tp->results[i] == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
+	if (all_full) {
+		LOWLAT_DEBUG("present-timing results queue full; presenting again without stage queries");
+		for (uint32_t i = 0; i < app->swapchainCount; i++)
+			tp->timing[i].presentStageQueries = 0;
+		tp->info.waitSemaphoreCount = 0;
+		tp->info.pWaitSemaphores = NULL;
+		result = dev->vk.QueuePresentKHR(queue, &tp->info);
+	}
+	for (uint32_t i = 0; i < app->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, app->pSwapchains[i]);
+		struct lowlat_swapchain_timing *t = &sc->timing;
+
+		if (app->pResults)
+			app->pResults[i] = tp->results[i];
+		if (tp->results[i] < 0) {
+			sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
+			continue;
+		}
+		if (sc->display_target_ns != LOWLAT_LOG_UNKNOWN)
+			sc->timed_presents++;
+		/* Its results will come back in present order: note what they will be matched with. */
+		if (tp->timing[i].presentStageQueries) {
+			struct lowlat_pending_present *p =
+			        &t->pending[(t->pending_first + t->pending_count) % LOWLAT_TIMING_QUEUE_SIZE];
+			*p = (struct lowlat_pending_present){
+			        .log_frame = LOWLAT_LOG_UNKNOWN,
+			        .frame_start_ns = sc->frame_start_ns,
+			        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
+			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+			};
+			t->pending_count++;
+			t->pushed = true;
+		}
+	}
+	return result;
+}
+#endif
+
+/* The late pacing point of a display-paced swapchain: plans the next present's target and returns
+ * when to release the app for it (the target minus the lead). */
+static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	int64_t refresh = t->refresh_ns, lead = lowlat_display_lead_ns(&t->ready, refresh), next;
+	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
+
+	if (n && sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
+		/* The refresh grid: n refreshes after this present's target, kept in phase with the
+		 * refresh starts the display reports (the rounded duration would otherwise drift). */
+		next = lowlat_refresh_nearest(sc->display_target_ns + n * refresh, t->vblank_ns, refresh);
+	} else if (n) {
+		/* Starting (or restarting) the refresh grid: the first refresh the next frame can make. */
+		next = lowlat_refresh_at_or_after(now_ns + lead, t->vblank_ns, refresh);
+	} else {
+		/* The time grid. The pacer paces ready times: it is given when the next frame would be
+		 * ready if released now, and its deadline is that frame's target. */
+		next = lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead);
+		if (!t->vrr)
+			next = lowlat_refresh_at_or_after(next, t->vblank_ns, refresh);
+	}
+	t->target_ns = next;
+	t->lead_ns = lead;
+	t->have_target = true;
+	return next - lead;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
@@ -286,6 +521,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 	struct lowlat_swapchain *first = NULL;
 	struct present_wait wait = {0};
 	struct present_times t = {.entry_ns = lowlat_now_ns()};
+	bool timed = false;
 	VkResult result;
 
 	lowlat_config_global_tick(t.entry_ns);
@@ -308,7 +544,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		t.driver_ns = t.return_ns = lowlat_now_ns();
 		count_presents(dev, info, result, t.wait_end_ns);
 	} else {
+#ifdef VK_EXT_present_timing
+		struct timed_present tp;
+		timed = timing_prepare(dev, info, t.entry_ns, &tp);
+		result = timed ? timing_present(dev, queue, info, &tp) : dev->vk.QueuePresentKHR(queue, info);
+#else
 		result = dev->vk.QueuePresentKHR(queue, info);
+#endif
 		t.driver_ns = t.wait_begin_ns = lowlat_now_ns();
 		for (uint32_t i = 0; i < info->swapchainCount; i++) {
 			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
@@ -316,8 +558,14 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 
 			/* A frame that was not shown (out of date, surface lost) is not paced: the app is
 			 * about to recreate the swapchain or quit, and a wait would only delay that. */
-			if (sc && !present_failed(r))
+			if (!sc || present_failed(r))
+				continue;
+			if (timed && display_paced(sc)) {
+				sc->target_ns = sc->display_target_ns;
+				wait_consider(&wait, sc, display_release(sc, t.wait_begin_ns));
+			} else {
 				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
+			}
 		}
 		wait_do(&wait);
 		t.wait_end_ns = t.return_ns = lowlat_now_ns();

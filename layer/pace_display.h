@@ -1,0 +1,85 @@
+/* pace_display.h — display-aware pacing: where on the display's refresh grid each frame should land.
+ *
+ * Pure C, no Vulkan, no clock, like pace.h: the caller (present.c, with VK_EXT_present_timing
+ * feedback from present_timing.c) passes times in and gets target times back. Time is int64
+ * nanoseconds on CLOCK_MONOTONIC.
+ *
+ * The grid rule (README "Display-aware pacing"). Let r = cap interval / refresh duration on a
+ * fixed-rate display:
+ *  - r <= 1 + 0.5%: the cap is at, above or within 0.5% under the refresh rate, which FIFO cannot
+ *    exceed anyway: n = 1, a new frame every refresh.
+ *  - else n = round(r); when |r - n| <= 0.5% * n the cap is taken to mean refresh/n (60 on 120 Hz,
+ *    59.94 on 119.88 Hz, 40 on 120 Hz): the refresh grid, each target exactly n refreshes after the
+ *    previous one, so every frame is shown for the same number of refreshes. The cap can be
+ *    exceeded by at most 0.5% this way; a user asking for 60 on a 119.88 Hz screen means "every
+ *    other refresh".
+ *  - otherwise (117 on 120 Hz, 50 on 144 Hz) the time grid of the plain limiter, each target moved
+ *    up to the first refresh at or after its time-grid point, so frames land on refreshes rather
+ *    than drifting against them (a frame ready between two refreshes waits in the queue: latency
+ *    that varies from frame to frame). Targets are never earlier than the time grid, so the
+ *    long-run rate is the cap; 117 on 120 Hz repeats one refresh in about 40.
+ * On a variable-rate display (refreshInterval = UINT64_MAX) the time grid with absolute targets.
+ *
+ * The release: the late wait lets the app start its next frame at (next target - lead), lead being
+ * the predicted frame-start-to-ready time (a high percentile of measured ones) plus a margin; see
+ * lowlat_display_lead_ns.
+ */
+#ifndef LOWLAT_PACE_DISPLAY_H
+#define LOWLAT_PACE_DISPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How near refresh/n a cap must be to be paced on the refresh grid, in parts per million: 0.5%,
+ * wide enough for 59.94 vs 60 (0.1%) and for a display that reports 119.96 Hz, narrow enough that
+ * a deliberate 117-on-120 (2.5%) stays a time-grid cap. */
+#define LOWLAT_REFRESH_GRID_TOLERANCE_PPM 5000
+
+/* Frames whose frame-start-to-ready times the prediction looks at: about two seconds at 120 fps,
+ * so a past spike leaves the window within seconds. */
+#define LOWLAT_READY_WINDOW 256
+
+/* The percentile of that window taken as the prediction: 99th, the 3rd-largest of 256, so one or
+ * two outliers (a page fault, a preempted thread) do not move it, three do. A miss costs the cadence
+ * of two frames (the late one and the one after it), so the prediction aims high: vkcube under
+ * validation on a loaded 2-core VM (load 6-7) measured p50 1.8 ms, p98 4.0 ms, p99.5 6.4 ms, and
+ * with a 98th percentile plus refresh/8 five frames in 600 missed their refresh by 0.9-2.3 ms. */
+#define LOWLAT_READY_PERCENTILE 99
+
+/* Until this many frames were measured the prediction is at least one refresh: the first frames
+ * after start-up are the slowest and least typical (shader compiles, page faults), and a 99th
+ * percentile of a handful is their maximum by chance. 32 frames: half a second at 60 fps. */
+#define LOWLAT_READY_MIN_SAMPLES 32
+
+/* The margin added to the prediction, as a fraction of the refresh duration (1/4: 2.08 ms at
+ * 120 Hz, 4.17 ms at 60 Hz, 0.46 ms at 540 Hz). It covers what the percentile does not: the sleep's
+ * overshoot (p99.9 ~150 us on these VMs, FACTS.md) and scatter above the 99th percentile (the
+ * misses above were all within 2.3 ms). It scales with the refresh because missing a target costs
+ * one refresh; a first guess for this slice, to be tuned by the latency benchmark of issue 5. */
+#define LOWLAT_LEAD_MARGIN_DIVISOR 4
+
+/* The n of the grid rule above: n >= 1 to pace on the refresh grid, 0 for the time grid. mfps is the
+ * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */
+int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns);
+
+/* Refresh starts are vblank_ns + k * refresh_ns. The first at or after t_ns, and the nearest to t_ns. */
+int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
+int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
+
+/* Measured frame-start-to-ready durations, newest replacing oldest. */
+struct lowlat_ready_window {
+	int64_t sample_ns[LOWLAT_READY_WINDOW];
+	uint32_t count, next;
+};
+
+void lowlat_ready_note(struct lowlat_ready_window *w, int64_t sample_ns);
+
+/* The LOWLAT_READY_PERCENTILE of the window; -1 when it is empty. */
+int64_t lowlat_ready_predict(const struct lowlat_ready_window *w);
+
+/* How long before a target the app is released: the prediction plus the margin; the prediction is
+ * at least one refresh until LOWLAT_READY_MIN_SAMPLES were measured (a guess that errs early: a
+ * frame ready early waits for its target). */
+int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns);
+
+#endif

@@ -1,0 +1,393 @@
+/* present_timing.c — VK_EXT_present_timing behind the app's back; see present_timing.h.
+ *
+ * Owns: which instance and device extensions lowlat adds (always to copies of the app's create
+ * infos; the app's structs and pNext chains are never written), the present-timing flag on a copy
+ * of the swapchain create info, the swapchain's timing setup, and reading the display's feedback.
+ * The pacing decisions made from that feedback are in pace_display.c and present.c.
+ *
+ * lowlat attaches no present ids of its own: the results of a swapchain's presents come back in
+ * present order (we never ask for VK_PAST_PRESENTATION_TIMING_ALLOW_OUT_OF_ORDER_RESULTS_BIT_EXT),
+ * so they are matched to our pending presents by order, and ids the app attaches itself
+ * (VK_KHR_present_id, present_id2) reach the driver untouched.
+ */
+#include "present_timing.h"
+
+#ifdef VK_EXT_present_timing
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "message.h"
+
+static bool has_name(uint32_t count, const char *const *names, const char *name)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* A copy of names with up to 3 more; NULL when out of memory. */
+static const char **names_copy(uint32_t count, const char *const *names)
+{
+	const char **copy = calloc(count + 3, sizeof(*copy));
+
+	if (copy && count)
+		memcpy(copy, names, count * sizeof(*copy));
+	return copy;
+}
+
+bool lowlat_timing_instance_setup(const VkInstanceCreateInfo *app, struct lowlat_instance_setup *s)
+{
+	uint32_t count = app->enabledExtensionCount;
+	uint32_t api = app->pApplicationInfo ? app->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
+	bool surface = has_name(count, app->ppEnabledExtensionNames, VK_KHR_SURFACE_EXTENSION_NAME);
+	bool add_caps2, add_props2;
+
+	*s = (struct lowlat_instance_setup){.info = *app};
+	s->surface_caps2 = has_name(count, app->ppEnabledExtensionNames,
+	                            VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME);
+	s->properties2 = VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1 ||
+	                 has_name(count, app->ppEnabledExtensionNames,
+	                          VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+	/* An app that presents nothing (no VK_KHR_surface) gets nothing added. */
+	add_caps2 = surface && !s->surface_caps2;
+	add_props2 = surface && !s->properties2;
+	if (!add_caps2 && !add_props2)
+		return false;
+	if (!(s->names = names_copy(count, app->ppEnabledExtensionNames)))
+		return false;
+	if (add_caps2)
+		s->names[count++] = VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME;
+	if (add_props2)
+		s->names[count++] = VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME;
+	s->info.enabledExtensionCount = count;
+	s->info.ppEnabledExtensionNames = s->names;
+	s->surface_caps2 = s->surface_caps2 || add_caps2;
+	s->properties2 = s->properties2 || add_props2;
+	return true;
+}
+
+void lowlat_timing_instance_setup_fini(struct lowlat_instance_setup *s)
+{
+	free(s->names);
+	s->names = NULL;
+}
+
+static bool chain_has(const void *chain, VkStructureType type)
+{
+	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
+		if (p->sType == type)
+			return true;
+	return false;
+}
+
+/* Which of the extensions present timing needs the device offers. */
+static const char *device_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
+{
+	static const char *const needed[] = {
+	        VK_EXT_PRESENT_TIMING_EXTENSION_NAME,
+	        VK_KHR_PRESENT_ID_2_EXTENSION_NAME,
+	        VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
+	};
+	static const char *const missing[] = {
+	        "the device lacks VK_EXT_present_timing",
+	        "the device lacks VK_KHR_present_id2",
+	        "the device lacks VK_KHR_calibrated_timestamps",
+	};
+	VkExtensionProperties *props;
+	uint32_t count = 0;
+	const char *reason = NULL;
+
+	if (!inst->vk.EnumerateDeviceExtensionProperties ||
+	    inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS)
+		return "the device's extensions could not be listed";
+	if (!(props = calloc(count ? count : 1, sizeof(*props))))
+		return "out of memory";
+	if (inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, props) < 0) {
+		free(props);
+		return "the device's extensions could not be listed";
+	}
+	for (uint32_t n = 0; n < sizeof(needed) / sizeof(needed[0]) && !reason; n++) {
+		bool found = false;
+		for (uint32_t i = 0; i < count && !found; i++)
+			found = !strcmp(props[i].extensionName, needed[n]);
+		if (!found)
+			reason = missing[n];
+	}
+	free(props);
+	return reason;
+}
+
+void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                                const VkDeviceCreateInfo *app, struct lowlat_device_setup *s)
+{
+	uint32_t count = app->enabledExtensionCount;
+	const char *const *names = app->ppEnabledExtensionNames;
+
+	*s = (struct lowlat_device_setup){.info = *app};
+	if (has_name(count, names, VK_EXT_PRESENT_TIMING_EXTENSION_NAME)) {
+		s->app_timing = true;
+		s->reason = "the app drives VK_EXT_present_timing itself";
+		return;
+	}
+	if (!has_name(count, names, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
+		s->reason = "no VK_KHR_swapchain";
+		return;
+	}
+	if (!inst->surface_caps2 || !inst->features2) {
+		s->reason = "the instance lacks VK_KHR_get_surface_capabilities2 or "
+		            "VK_KHR_get_physical_device_properties2";
+		return;
+	}
+	if ((s->reason = device_support(inst, physical)))
+		return;
+	/* A feature struct of ours when the app chains none of that type (it cannot validly chain one
+	 * without enabling the extension, which it did not). */
+	if (chain_has(app->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT)) {
+		s->reason = "the app chains present-timing features without enabling the extension";
+		return;
+	}
+	VkPhysicalDevicePresentTimingFeaturesEXT supported = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT};
+	VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+	                                       .pNext = &supported};
+	inst->features2(physical, &features2);
+	if (!supported.presentTiming || !supported.presentAtAbsoluteTime) {
+		s->reason = "the device does not support present timing with absolute target times";
+		return;
+	}
+	if (!(s->names = names_copy(count, names))) {
+		s->reason = "out of memory";
+		return;
+	}
+	s->names[count++] = VK_EXT_PRESENT_TIMING_EXTENSION_NAME;
+	if (!has_name(app->enabledExtensionCount, names, VK_KHR_PRESENT_ID_2_EXTENSION_NAME))
+		s->names[count++] = VK_KHR_PRESENT_ID_2_EXTENSION_NAME;
+	if (!has_name(app->enabledExtensionCount, names, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
+		s->names[count++] = VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+	s->features = (VkPhysicalDevicePresentTimingFeaturesEXT){
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
+	        /* Declared non-const in the header; the chain behind it is only read. */
+	        .pNext = (void *)app->pNext,
+	        .presentTiming = VK_TRUE,
+	        .presentAtAbsoluteTime = VK_TRUE,
+	};
+	s->info.pNext = &s->features;
+	s->info.enabledExtensionCount = count;
+	s->info.ppEnabledExtensionNames = s->names;
+	s->enable = true;
+}
+
+void lowlat_timing_device_setup_fini(struct lowlat_device_setup *s)
+{
+	free(s->names);
+	s->names = NULL;
+}
+
+/* The stages lowlat asks for: when the GPU work was done (the ready time it predicts) and when the
+ * image went out (the grid's phase, and the log's latency). The other two go to the log. */
+#define WANTED_STAGES                                                                                        \
+	(VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT | VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |         \
+	 VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |                                                    \
+	 VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT)
+#define NEEDED_STAGES                                                                                        \
+	(VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT | VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT)
+
+void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainCreateInfoKHR *app,
+                                   struct lowlat_swapchain_setup *s)
+{
+	struct lowlat_instance *inst = dev->instance;
+
+	*s = (struct lowlat_swapchain_setup){.info = *app, .reason = dev->timing_reason};
+	if (!dev->timing)
+		return;
+	VkPresentTimingSurfaceCapabilitiesEXT timing = {
+	        .sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT};
+	VkSurfaceCapabilities2KHR caps = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
+	                                  .pNext = &timing};
+	VkPhysicalDeviceSurfaceInfo2KHR surface = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR, .surface = app->surface};
+	if (!inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR ||
+	    inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(dev->physical, &surface, &caps) != VK_SUCCESS) {
+		s->reason = "the surface's present-timing capabilities could not be read";
+		return;
+	}
+	if (!timing.presentTimingSupported || !timing.presentAtAbsoluteTimeSupported) {
+		s->reason = "the surface does not support present timing with absolute target times";
+		return;
+	}
+	if ((timing.presentStageQueries & NEEDED_STAGES) != NEEDED_STAGES) {
+		s->reason = "the surface reports neither when a frame is ready nor when it is shown";
+		return;
+	}
+	s->stage_queries = timing.presentStageQueries & WANTED_STAGES;
+	s->info.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
+	s->timing = true;
+	s->reason = NULL;
+}
+
+/* Reads the refresh duration; false while the driver cannot tell yet (VK_NOT_READY). */
+static bool read_properties(struct lowlat_swapchain *sc)
+{
+	struct lowlat_device *dev = sc->device;
+	VkSwapchainTimingPropertiesEXT props = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
+	uint64_t counter = 0;
+
+	if (dev->vk.GetSwapchainTimingPropertiesEXT(dev->handle, sc->handle, &props, &counter) !=
+	            VK_SUCCESS ||
+	    !props.refreshDuration || props.refreshDuration > (uint64_t)LOWLAT_MAX_WAIT_NS)
+		return false;
+	sc->timing.refresh_ns = (int64_t)props.refreshDuration;
+	/* refreshInterval UINT64_MAX: variable refresh; refreshDuration is then the shortest one. */
+	sc->timing.vrr = props.refreshInterval == UINT64_MAX;
+	sc->timing.properties_counter = counter;
+	sc->timing.refresh_known = true;
+	/* A new rate invalidates the phase and the planned target. */
+	sc->timing.have_vblank = sc->timing.have_target = false;
+	return true;
+}
+
+const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t stage_queries)
+{
+	struct lowlat_device *dev = sc->device;
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	VkTimeDomainKHR domains[16];
+	uint64_t ids[16];
+	VkSwapchainTimeDomainPropertiesEXT props = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT,
+	        .timeDomainCount = 16,
+	        .pTimeDomains = domains,
+	        .pTimeDomainIds = ids};
+	const struct device_dispatch *vk = &dev->vk;
+	bool found = false;
+	VkResult r;
+
+	if (!vk->SetSwapchainPresentTimingQueueSizeEXT || !vk->GetSwapchainTimingPropertiesEXT ||
+	    !vk->GetSwapchainTimeDomainPropertiesEXT || !vk->GetPastPresentationTimingEXT)
+		return "the driver lacks present-timing functions";
+	if (vk->SetSwapchainPresentTimingQueueSizeEXT(dev->handle, sc->handle, LOWLAT_TIMING_QUEUE_SIZE) !=
+	    VK_SUCCESS)
+		return "the present-timing results queue could not be sized";
+	/* VK_INCOMPLETE with more than 16 domains still lists the first 16. */
+	r = vk->GetSwapchainTimeDomainPropertiesEXT(dev->handle, sc->handle, &props, NULL);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return "the swapchain's time domains could not be read";
+	/* lowlat's time is CLOCK_MONOTONIC; another domain would need calibration (not done yet). */
+	for (uint32_t i = 0; i < props.timeDomainCount && !found; i++) {
+		if (domains[i] == VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR) {
+			t->domain_id = ids[i];
+			found = true;
+		}
+	}
+	if (!found)
+		return "the swapchain offers no CLOCK_MONOTONIC time domain";
+	t->stage_queries = stage_queries;
+	t->target_stage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT;
+	t->active = true;
+	read_properties(sc); /* may have to wait for the first present */
+	return NULL;
+}
+
+/* The oldest pending present, taken off the list; NULL when none. */
+static struct lowlat_pending_present *pending_pop(struct lowlat_swapchain_timing *t)
+{
+	struct lowlat_pending_present *p;
+
+	if (!t->pending_count)
+		return NULL;
+	p = &t->pending[t->pending_first];
+	t->pending_first = (t->pending_first + 1) % LOWLAT_TIMING_QUEUE_SIZE;
+	t->pending_count--;
+	return p;
+}
+
+static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	struct lowlat_pending_present *p = pending_pop(t);
+	int64_t ready_ns = 0, out_ns = 0;
+
+	if (!p)
+		return;
+	for (uint32_t s = 0; s < result->presentStageCount; s++) {
+		const VkPresentStageTimeEXT *st = &result->pPresentStages[s];
+		int64_t time_ns = st->time > (uint64_t)INT64_MAX ? 0 : (int64_t)st->time;
+		enum lowlat_log_stage stage;
+
+		/* 0: the stage did not happen (a dropped request never reaches the screen). */
+		if (!time_ns)
+			continue;
+		switch (st->stage) {
+		case VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT:
+			stage = LOWLAT_LOG_STAGE_QUEUE_DONE;
+			ready_ns = time_ns;
+			break;
+		case VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT: stage = LOWLAT_LOG_STAGE_LATCHED; break;
+		case VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT:
+			stage = LOWLAT_LOG_STAGE_PIXEL_OUT;
+			out_ns = time_ns;
+			break;
+		case VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT:
+			stage = LOWLAT_LOG_STAGE_PIXEL_VISIBLE;
+			break;
+		default: continue;
+		}
+		lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
+	}
+	/* The sample: from the frame's start (the app released) to its GPU work done. */
+	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && ready_ns > p->frame_start_ns)
+		lowlat_ready_note(&t->ready, ready_ns - p->frame_start_ns);
+	/* A FIFO latch starts a refresh: the grid's phase. (A tearing FIFO_RELAXED present does not.) */
+	if (out_ns && p->vblank_latch && (!t->have_vblank || out_ns > t->vblank_ns)) {
+		t->vblank_ns = out_ns;
+		t->have_vblank = true;
+	}
+}
+
+/* Results fetched per call. Each carries up to four stage times. */
+#define RESULTS_PER_CALL 16
+
+void lowlat_timing_update(struct lowlat_swapchain *sc)
+{
+	struct lowlat_device *dev = sc->device;
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	VkPastPresentationTimingEXT results[RESULTS_PER_CALL];
+	VkPresentStageTimeEXT stages[RESULTS_PER_CALL][4];
+
+	if (!t->active)
+		return;
+	if (!t->refresh_known)
+		read_properties(sc);
+	/* Drain: everything complete so far, so the driver's queue never fills with our results. A
+	 * bounded number of rounds: the queue holds at most LOWLAT_TIMING_QUEUE_SIZE. */
+	for (uint32_t round = 0; round <= LOWLAT_TIMING_QUEUE_SIZE / RESULTS_PER_CALL; round++) {
+		VkPastPresentationTimingInfoEXT info = {
+		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
+		        .swapchain = sc->handle};
+		VkPastPresentationTimingPropertiesEXT props = {
+		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
+		        .presentationTimingCount = RESULTS_PER_CALL,
+		        .pPresentationTimings = results};
+		VkResult r;
+
+		for (uint32_t i = 0; i < RESULTS_PER_CALL; i++)
+			results[i] = (VkPastPresentationTimingEXT){
+			        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_EXT,
+			        .presentStageCount = 4,
+			        .pPresentStages = stages[i]};
+		r = dev->vk.GetPastPresentationTimingEXT(dev->handle, &info, &props);
+		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+			return;
+		for (uint32_t i = 0; i < props.presentationTimingCount; i++)
+			if (results[i].reportComplete)
+				take_result(sc, &results[i]);
+		if (props.timingPropertiesCounter != t->properties_counter)
+			read_properties(sc);
+		if (r == VK_SUCCESS)
+			return;
+	}
+}
+
+#endif
