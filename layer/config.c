@@ -109,12 +109,10 @@ static void show(char *dst, size_t size, const char *src)
 		memcpy(dst + n, "...", 4);
 }
 
-static void emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-
-static void emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
+void lowlat_config_emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
 {
-	char text[1024];
+	/* Room for two full paths (PATH_MAX-sized log_dir values are cut to fit before this). */
+	char text[2048];
 	va_list ap;
 
 	if (!sink || !sink->line)
@@ -171,7 +169,7 @@ static bool reject(const struct lowlat_config_origin *o, enum lowlat_config_key 
 	where(w, sizeof(w), o, key);
 	show(shown, sizeof(shown), v->shown ? v->shown : "");
 	current(cur, sizeof(cur), cfg, key);
-	emit(o->sink, "%s%s %s; using %s", w, shown, problem, cur);
+	lowlat_config_emit(o->sink, "%s%s %s; using %s", w, shown, problem, cur);
 	return false;
 }
 
@@ -360,11 +358,12 @@ bool lowlat_config_parse(const char *json_text, const char *filename, struct low
 		if (!end)
 			end = json_text;
 		line_column(json_text, end, &line, &column);
-		emit(sink, "%s:%u:%u: JSON syntax error; ignoring this file", filename, line, column);
+		lowlat_config_emit(sink, "%s:%u:%u: JSON syntax error; ignoring this file", filename, line,
+		                   column);
 		return false;
 	}
 	if (!cJSON_IsObject(root)) {
-		emit(sink, "%s: not a JSON object ({ ... }); ignoring this file", filename);
+		lowlat_config_emit(sink, "%s: not a JSON object ({ ... }); ignoring this file", filename);
 		cJSON_Delete(root);
 		return false;
 	}
@@ -380,7 +379,8 @@ bool lowlat_config_parse(const char *json_text, const char *filename, struct low
 			if (!strcmp(item->string, "$schema"))
 				continue;
 			show(name, sizeof(name), item->string);
-			emit(sink, "%s: unknown key \"%s\" (value %s); ignored", filename, name, shown);
+			lowlat_config_emit(sink, "%s: unknown key \"%s\" (value %s); ignored", filename, name,
+			                   shown);
 			continue;
 		}
 		if (cJSON_IsNumber(item)) {

@@ -78,6 +78,11 @@ void lowlat_config_apply_env(const struct lowlat_env *env, struct lowlat_config 
  * applied again on reload. */
 void lowlat_config_apply_mask(struct lowlat_config *dst, const struct lowlat_config *src, uint32_t set);
 
+/* One line to the sink, printf-style; nothing when the sink is NULL. The config module's one way of
+ * saying something. */
+void lowlat_config_emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
 /* --- Game key (config_game.c) ---------------------------------------------------------------- */
 
 /* What lowlat knows of the process, injected so tests fake it. */

@@ -16,22 +16,6 @@
 
 #include "config.h"
 
-static void emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-
-static void emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
-{
-	char text[2048];
-	va_list ap;
-
-	if (!sink || !sink->line)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	sink->line(sink->user, text);
-}
-
 void lowlat_config_describe(const struct lowlat_config *c, char *dst, size_t size)
 {
 	snprintf(dst, size,
@@ -95,17 +79,18 @@ static enum file_outcome apply_file(struct lowlat_config_file *f, struct lowlat_
 	if (fd < 0) {
 		if (errno == ENOENT && !missing_is_error)
 			return FILE_NOT_FOUND;
-		emit(sink, "%s: cannot open (%s); ignoring this file", f->path, strerror(errno));
+		lowlat_config_emit(sink, "%s: cannot open (%s); ignoring this file", f->path,
+		                   strerror(errno));
 		return errno == ENOENT ? FILE_NOT_FOUND : FILE_IGNORED;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		emit(sink, "%s: not a regular file; ignoring this file", f->path);
+		lowlat_config_emit(sink, "%s: not a regular file; ignoring this file", f->path);
 		goto out_close;
 	}
 	/* One byte more than the limit, to tell "exactly at the limit" from "over it". */
 	text = malloc(LOWLAT_CONFIG_FILE_SIZE_MAX + 2);
 	if (!text) {
-		emit(sink, "%s: out of memory reading it; ignoring this file", f->path);
+		lowlat_config_emit(sink, "%s: out of memory reading it; ignoring this file", f->path);
 		goto out_close;
 	}
 	while (len <= LOWLAT_CONFIG_FILE_SIZE_MAX &&
@@ -113,13 +98,15 @@ static enum file_outcome apply_file(struct lowlat_config_file *f, struct lowlat_
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			emit(sink, "%s: cannot read (%s); ignoring this file", f->path, strerror(errno));
+			lowlat_config_emit(sink, "%s: cannot read (%s); ignoring this file", f->path,
+			                   strerror(errno));
 			goto out_free;
 		}
 		len += (size_t)got;
 	}
 	if (len > LOWLAT_CONFIG_FILE_SIZE_MAX) {
-		emit(sink, "%s: larger than 64 KiB, so not a lowlat config; ignoring this file", f->path);
+		lowlat_config_emit(sink, "%s: larger than 64 KiB, so not a lowlat config; ignoring this file",
+		                   f->path);
 		goto out_free;
 	}
 	text[len] = '\0';
@@ -200,8 +187,8 @@ void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_proc
 			strcpy(st->files[LOWLAT_CONFIG_FILE_GAME].path, explicit_file);
 			st->game_file_from_env = true;
 		} else {
-			emit(sink, "LOWLAT_CONFIG is longer than %d bytes; ignoring it",
-			     LOWLAT_CONFIG_FILE_PATH_MAX - 1);
+			lowlat_config_emit(sink, "LOWLAT_CONFIG is longer than %d bytes; ignoring it",
+			                   LOWLAT_CONFIG_FILE_PATH_MAX - 1);
 		}
 	}
 	if (!st->game_file_from_env && have_dir && st->game.key[0])
@@ -239,12 +226,12 @@ void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_proc
 		         st->game_file_from_env ? ", LOWLAT_CONFIG" : "");
 	}
 	if (st->game.source == LOWLAT_GAME_NONE)
-		emit(sink, "config: no game key found; files: %s", files);
+		lowlat_config_emit(sink, "config: no game key found; files: %s", files);
 	else
-		emit(sink, "config: game \"%s\" from %s; files: %s", st->game.key,
-		     lowlat_game_source_name(st->game.source), files);
+		lowlat_config_emit(sink, "config: game \"%s\" from %s; files: %s", st->game.key,
+		                   lowlat_game_source_name(st->game.source), files);
 	lowlat_config_describe(&st->config, result, sizeof(result));
-	emit(sink, "config: %s", result);
+	lowlat_config_emit(sink, "config: %s", result);
 }
 
 /* The part of a reload check that runs once a second, kept out of line: its 8 KiB of zeroed
@@ -278,7 +265,7 @@ static __attribute__((noinline)) bool check_files(struct lowlat_config_state *st
 	changed = !lowlat_config_equal(&cfg, &st->config);
 	st->config = cfg;
 	lowlat_config_describe(&cfg, result, sizeof(result));
-	emit(sink, "config: reloaded %s; %s%s", names, result, changed ? "" : " (unchanged)");
+	lowlat_config_emit(sink, "config: reloaded %s; %s%s", names, result, changed ? "" : " (unchanged)");
 	return changed;
 }
 

@@ -12,12 +12,6 @@
 
 #include "config.h"
 
-static void emit(const struct lowlat_config_sink *sink, const char *text)
-{
-	if (sink && sink->line)
-		sink->line(sink->user, text);
-}
-
 static void apply_setting(const VkLayerSettingEXT *s, struct lowlat_config *cfg, uint32_t *set,
                           const struct lowlat_config_sink *sink)
 {
@@ -29,13 +23,13 @@ static void apply_setting(const VkLayerSettingEXT *s, struct lowlat_config *cfg,
 	if (!s->pSettingName || (key = lowlat_config_key_lookup(s->pSettingName)) < 0) {
 		snprintf(text, sizeof(text), "VK_EXT_layer_settings: unknown setting \"%.64s\"; ignored",
 		         s->pSettingName ? s->pSettingName : "(null)");
-		emit(sink, text);
+		lowlat_config_emit(sink, "%s", text);
 		return;
 	}
 	if (!s->valueCount || !s->pValues) {
 		snprintf(text, sizeof(text), "VK_EXT_layer_settings: \"%s\" has no value; ignored",
 		         s->pSettingName);
-		emit(sink, text);
+		lowlat_config_emit(sink, "%s", text);
 		return;
 	}
 	switch (s->type) {
@@ -69,7 +63,7 @@ static void apply_setting(const VkLayerSettingEXT *s, struct lowlat_config *cfg,
 	default:
 		snprintf(text, sizeof(text), "VK_EXT_layer_settings: \"%s\" has unknown type %d; ignored",
 		         s->pSettingName, (int)s->type);
-		emit(sink, text);
+		lowlat_config_emit(sink, "%s", text);
 		return;
 	}
 	if (v.type == LOWLAT_VALUE_NUMBER && s->type != VK_LAYER_SETTING_TYPE_STRING_EXT)
