@@ -16,8 +16,7 @@
 
 #include <vulkan/vulkan_xcb.h>
 
-/* "VK_ERROR_OUT_OF_DATE_KHR" etc.; "VkResult" for a code not listed. */
-const char *result_name(VkResult r);
+#include "result_name.h"
 
 VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out);
 VkResult surface_create(VkInstance instance, struct xdisplay *x, xcb_window_t window,

@@ -20,6 +20,7 @@
 #include <vulkan/vulkan_core.h>
 
 /* xwindow.h declares the xcb types that vulkan_xcb.h names (no xcb headers in the test root). */
+#include "result_name.h"
 #include "xwindow.h"
 
 #include <vulkan/vulkan_xcb.h>
@@ -70,33 +71,6 @@ struct target {
 };
 
 static VkInstance instance;
-
-static const char *result_name(VkResult r)
-{
-	switch (r) {
-#define NAME(x)                                                                                              \
-	case x: return #x;
-		NAME(VK_SUCCESS)
-		NAME(VK_NOT_READY)
-		NAME(VK_TIMEOUT)
-		NAME(VK_INCOMPLETE)
-		NAME(VK_SUBOPTIMAL_KHR)
-		NAME(VK_ERROR_OUT_OF_HOST_MEMORY)
-		NAME(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-		NAME(VK_ERROR_INITIALIZATION_FAILED)
-		NAME(VK_ERROR_DEVICE_LOST)
-		NAME(VK_ERROR_LAYER_NOT_PRESENT)
-		NAME(VK_ERROR_EXTENSION_NOT_PRESENT)
-		NAME(VK_ERROR_FEATURE_NOT_PRESENT)
-		NAME(VK_ERROR_INCOMPATIBLE_DRIVER)
-		NAME(VK_ERROR_SURFACE_LOST_KHR)
-		NAME(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR)
-		NAME(VK_ERROR_OUT_OF_DATE_KHR)
-		NAME(VK_ERROR_UNKNOWN)
-#undef NAME
-	default: return "VkResult";
-	}
-}
 
 static bool failed(const struct target *t, const char *what, VkResult r)
 {
