@@ -31,8 +31,10 @@ struct lowlat_clock {
 #define LOWLAT_TAIL_MAX_NS     1000000ll /* 1 ms */
 #define LOWLAT_TAIL_INITIAL_NS 200000ll  /* 200 us, until the window has data */
 
-/* Recent sleep overshoots the adaptive tail looks at. */
-#define LOWLAT_SLEEPER_WINDOW 128
+/* Recent sleep overshoots the adaptive tail looks at: about 4 s at 60 fps, 1.8 s at 144. The tail
+ * covers the largest of them (timing.c), so the window sets how rare an uncovered overshoot is:
+ * about 1 in 257 sleeps when they are independent. */
+#define LOWLAT_SLEEPER_WINDOW 256
 
 struct lowlat_sleeper {
 	/* true: the tail follows the measured overshoot; false: tail_ns stays as set (the benchmark

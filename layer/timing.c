@@ -7,11 +7,11 @@
  * Why a tail, and why adaptive: the kernel wakes a sleeping thread late by its timer slack (50 us
  * by default, which we lower to 1 ns for the wait) plus scheduling latency, which on a VM is large
  * and varies between machines. A fixed tail is either too short for a noisy VM (late frames) or
- * burns CPU on a quiet machine. So the tail tracks a high percentile of the overshoot this sleeper
- * measured over its last LOWLAT_SLEEPER_WINDOW sleeps, bounded to [50 us, 1 ms].
+ * burns CPU on a quiet machine. So the tail tracks the largest overshoot this sleeper measured
+ * over its last LOWLAT_SLEEPER_WINDOW sleeps, bounded to [50 us, 1 ms].
  *
- * Measured on the 2-core build VM with tests/bench/sleep_precision (16.6 ms waits); the numbers
- * and the choice are at LOWLAT_TAIL_RANK below.
+ * Measured on the 2-core build VM with tests/bench/sleep_precision (16.6 ms waits) and
+ * tools/bench-limiter; the numbers and the choice are at LOWLAT_TAIL_MARGIN_DIVISOR below.
  */
 #include "clock.h"
 
@@ -21,11 +21,7 @@
 
 #define NS_PER_S 1000000000ll
 
-/* How many of the window's overshoots may exceed the tail: 1 of 128 makes the tail the 2nd-largest
- * hideable overshoot, about the p99. The max would let one rare long preemption pin the tail, and
- * its CPU cost, at the maximum for 128 frames.
- *
- * Measured with tests/bench/sleep_precision (16.6 ms waits, methods taking turns) on the shared
+/* Measured with tests/bench/sleep_precision (16.6 ms waits, methods taking turns) on the shared
  * 2-core VM, 2026-11-30, while other sessions ran vkcube benchmarks. Wake-up error after the
  * deadline in us (never before it), thread CPU time per wait in us.
  *
@@ -37,7 +33,7 @@
  *   tail100us   0.2   215   7406   95214      69.7      100
  *   tail200us   0.2    33  17301   42817     155.6      200
  *   tail300us   0.2    35   7961   33117     244.4      300
- *   adaptive    0.2    35   4994   50439     564.1      666   (before the overload rule)
+ *   adaptive    0.2    35   4994   50439     564.1      666   (p99 rule, before the overload rule)
  * Load average 6-7.7 (--waits 800, shuffled order):
  *   plain       100  1795  12642   58082      22.7
  *   slack1ns     50  1732  19301  138736      26.6
@@ -51,17 +47,29 @@
  *
  * Reading: the 1 ns slack halves the median overshoot; any tail brings the median to ~0; the tail
  * must exceed the overshoot's upper percentiles to fix the p90/p99, and those move by 3x and more
- * with the machine's load. So the tail adapts: ~p99 of what a spin can hide, bounded [50 us, 1 ms],
- * shrinking to the 50 us floor where sleeps are precise. Past ~1 ms the waits are preemptions no
- * spin hides; when they are common (the overload rule below) the p99 is lost anyway and a 1 ms spin
- * per frame (6% of a core at 60 fps, 14% at 144) would only take CPU from the game's own threads,
- * so the tail drops to its floor: on the overloaded machine above, fixed tails up to 500 us bought
- * nothing at p90 and only a 1 ms tail did, for 23x the CPU of the floor. */
-#define LOWLAT_TAIL_RANK 1
-/* Margin over the percentile: the spin's own clock reads and the wake-up path after the overshoot
- * was measured. */
-#define LOWLAT_TAIL_MARGIN_NS 10000ll /* 10 us */
-/* Samples before the tail adapts: with fewer a "p99" is just the max. */
+ * with the machine's load. So the tail adapts, bounded [50 us, 1 ms], shrinking to the 50 us floor
+ * where sleeps are precise. Past ~1 ms the waits are preemptions no spin hides; when they are common
+ * (the overload rule below) the p99 is lost anyway and a 1 ms spin per frame (6% of a core at
+ * 60 fps, 14% at 144) would only take CPU from the game's own threads, so the tail drops to its
+ * floor: on the overloaded machine above, fixed tails up to 500 us bought nothing at p90 and only a
+ * 1 ms tail did, for 23x the CPU of the floor.
+ *
+ * Why the largest overshoot and not a percentile. An overshoot the tail does not cover spoils two
+ * frame intervals, the late one and the short one after it (deadlines stay on their grid), so for
+ * the frame-interval p99 to be clean fewer than 1 in 200 sleeps may escape the tail. A tail at the
+ * 2nd-largest of the last 128 (the first version) lets about 2 in 129 escape when overshoots are
+ * independent, which puts 3% of the intervals, and so the p99, among the misses: bench-limiter on a
+ * quiet machine measured lowlat's interval-error p99 at 34 / 42 / 115 us (60 / 144 / 37.5 fps) with
+ * it, p50 0-1 us. The largest of 256 lets about 1 in 257 escape, and the margin over it (below)
+ * makes those rarer still and shrinks what escapes. The cost is a tail nearer the top of the
+ * distribution: on an idle machine (overshoot p99 ~150 us) about 200-250 us of spin per frame, 1.5%
+ * of a core at 60 fps; one long overshoot holds it up for LOWLAT_SLEEPER_WINDOW sleeps at most. */
+/* The margin over that largest overshoot: a quarter of it, for the overshoots the window has not
+ * yet seen (their tail is long: p99.9 is several times the p99), plus a fixed 10 us for the spin's
+ * own clock reads and the wake-up path after the overshoot was measured. */
+#define LOWLAT_TAIL_MARGIN_DIVISOR 4
+#define LOWLAT_TAIL_MARGIN_NS      10000ll /* 10 us */
+/* Samples before the tail adapts: with fewer the largest says little. */
 #define LOWLAT_TAIL_MIN_SAMPLES 16
 /* Overloaded when more than 1 in this many recent sleeps overshot beyond any tail. */
 #define LOWLAT_OVERLOAD_FRACTION 16
@@ -90,34 +98,23 @@ void lowlat_sleeper_init(struct lowlat_sleeper *s)
 	*s = (struct lowlat_sleeper){.adaptive = true, .tail_ns = LOWLAT_TAIL_INITIAL_NS};
 }
 
-/* The (LOWLAT_TAIL_RANK + 1)-th largest overshoot in the window, among those a tail could hide:
- * an overshoot beyond LOWLAT_TAIL_MAX_NS is a preemption (another process had the CPU), which no
- * bounded spin rescues, so it must not pin the tail, and the CPU it burns, at the maximum. Counts
- * those in *unhideable. */
-static int64_t high_overshoot_ns(const struct lowlat_sleeper *s, uint32_t *unhideable)
+/* The largest overshoot in the window among those a tail could hide: an overshoot beyond
+ * LOWLAT_TAIL_MAX_NS is a preemption (another process had the CPU), which no bounded spin rescues,
+ * so it must not pin the tail, and the CPU it burns, at the maximum. Counts those in *unhideable. */
+static int64_t largest_hideable_ns(const struct lowlat_sleeper *s, uint32_t *unhideable)
 {
-	int32_t top[LOWLAT_TAIL_RANK + 1];
-	uint32_t n = 0;
+	int32_t largest = 0;
 
 	*unhideable = 0;
 	for (uint32_t i = 0; i < s->count; i++) {
 		int32_t v = s->overshoot_ns[i];
-		uint32_t j;
 
-		if (v > LOWLAT_TAIL_MAX_NS) {
+		if (v > LOWLAT_TAIL_MAX_NS)
 			++*unhideable;
-			continue;
-		}
-		if (n == LOWLAT_TAIL_RANK + 1 && v <= top[n - 1])
-			continue;
-		if (n < LOWLAT_TAIL_RANK + 1)
-			n++;
-		/* Insert v into the descending list top[0..n). */
-		for (j = n - 1; j > 0 && top[j - 1] < v; j--)
-			top[j] = top[j - 1];
-		top[j] = v;
+		else if (v > largest)
+			largest = v;
 	}
-	return n ? top[n - 1] : 0;
+	return largest;
 }
 
 void lowlat_sleeper_note_overshoot(struct lowlat_sleeper *s, int64_t overshoot_ns)
@@ -134,7 +131,8 @@ void lowlat_sleeper_note_overshoot(struct lowlat_sleeper *s, int64_t overshoot_n
 	/* Too few samples for a percentile: keep the initial tail. */
 	if (!s->adaptive || s->count < LOWLAT_TAIL_MIN_SAMPLES)
 		return;
-	tail = high_overshoot_ns(s, &unhideable) + LOWLAT_TAIL_MARGIN_NS;
+	tail = largest_hideable_ns(s, &unhideable);
+	tail += tail / LOWLAT_TAIL_MARGIN_DIVISOR + LOWLAT_TAIL_MARGIN_NS;
 	/* An overloaded machine: preemptions no tail can hide are common (see the load 6-7.7 table). */
 	if (unhideable * LOWLAT_OVERLOAD_FRACTION > s->count)
 		tail = LOWLAT_TAIL_MIN_NS;

@@ -7,7 +7,7 @@
  *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
  *   slack1ns    the same with the timer slack lowered to 1 ns for the sleep
  *   tail100us   slack 1 ns, sleep to deadline - 100 us, spin the rest (likewise 200, 300, 500, 1000)
- *   adaptive    slack 1 ns, tail = about the p99 of recent overshoots, bounded [50 us, 1 ms]
+ *   adaptive    slack 1 ns, tail = the largest recent overshoot + 1/4, bounded [50 us, 1 ms]
  * The methods take turns wait by wait, in a shuffled order, so noise on a shared machine hits them
  * all alike.
  *

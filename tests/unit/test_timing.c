@@ -105,27 +105,30 @@ static void tail_adapts(void)
 	feed(&s, 200, 5 * US);
 	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_MIN_NS);
 
-	/* Overshoots of 150 us with an occasional 300: one of them is allowed over the tail, two not. */
-	feed(&s, 128, 150 * US);
+	/* Overshoots of 120 us: the tail covers the largest with a quarter and 10 us to spare. */
+	feed(&s, LOWLAT_SLEEPER_WINDOW, 120 * US);
 	CHECK_EQ_I64(s.tail_ns, 160 * US);
-	feed(&s, 1, 300 * US);
+	/* One of 200 us raises it at once, and holds it there for a whole window... */
+	feed(&s, 1, 200 * US);
+	CHECK_EQ_I64(s.tail_ns, 260 * US);
+	feed(&s, LOWLAT_SLEEPER_WINDOW - 1, 120 * US);
+	CHECK_EQ_I64(s.tail_ns, 260 * US);
+	/* ...after which it has left the window. */
+	feed(&s, 1, 120 * US);
 	CHECK_EQ_I64(s.tail_ns, 160 * US);
-	feed(&s, 1, 300 * US);
-	CHECK_EQ_I64(s.tail_ns, 310 * US);
 
 	/* Rare long preemptions do not pin the tail at the maximum... */
-	feed(&s, 128, 150 * US);
 	feed(&s, 4, 20000 * US);
 	CHECK_EQ_I64(s.tail_ns, 160 * US);
 
 	/* ...but overshoots up to 1 ms that a spin can hide raise it to the bound. */
-	feed(&s, 128, 995 * US);
+	feed(&s, 1, 900 * US);
 	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_MAX_NS);
 
 	/* An overloaded machine (more than 1 in 16 sleeps preempted beyond any tail): spinning buys
 	 * nothing, the tail drops to its floor. */
-	feed(&s, 120, 900 * US);
-	feed(&s, 9, 5000 * US);
+	feed(&s, LOWLAT_SLEEPER_WINDOW - 17, 900 * US);
+	feed(&s, 17, 5000 * US);
 	CHECK_EQ_I64(s.tail_ns, LOWLAT_TAIL_MIN_NS);
 
 	/* A fixed tail never moves. */
