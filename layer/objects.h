@@ -65,6 +65,8 @@ struct lowlat_pending_present {
 	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
 	int64_t frame_start_ns; /* when the app began the frame: the start of its ready-time sample */
 	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
+	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
+	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
 };
 
 /* Pending presents per swapchain; also the size of the driver's timing results queue we ask for.
@@ -95,7 +97,14 @@ struct lowlat_swapchain_timing {
 	struct lowlat_ready_window ready;
 	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
 	uint32_t pending_first, pending_count;
-	bool pushed;           /* this call added a pending present, whose log frame is still to set */
+	bool pushed;         /* this call added a pending present, whose log frame is still to set */
+	uint64_t pushed_seq; /* pending presents pushed so far (the seq of the latest) */
+	/* A queue behind V-Sync (present.c, display_release): frames ready in time for their targets
+	 * went out backlog_refreshes refreshes late, so as many frames wait ahead of each new one.
+	 * Presents up to drain_seq were made before the last drain and still report the old queue. */
+	int64_t backlog_refreshes;
+	uint64_t drain_seq, drains;
+	int64_t prev_out_ns;   /* first pixel out of the latest present reported shown, 0 before one */
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
 };
 

@@ -90,7 +90,7 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 			p->lost_ns += p->behind_ns;
 			anchor_at(p, now_ns);
 			target = now_ns;
-		} else if (target - now_ns > p->whole_ns + 1) {
+		} else if (target - now_ns > p->whole_ns + 1 + p->delay_ns) {
 			/* Further ahead than one interval can only mean the caller's timeline went backwards;
 			 * never make anyone wait longer than a frame for it. */
 			anchor_at(p, now_ns);
@@ -99,9 +99,20 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 			advance(p);
 		}
 	}
+	p->delay_ns = 0;
 	p->have_last = true;
 	p->last_deadline_ns = target;
 	return target;
+}
+
+void lowlat_pacer_delay(struct lowlat_pacer *p, int64_t delta_ns)
+{
+	if (delta_ns <= 0 || !p->mfps || !p->anchored)
+		return;
+	p->anchor_ns += delta_ns;
+	p->last_deadline_ns += delta_ns;
+	/* The next deadline may then lie further ahead than one interval, on purpose. */
+	p->delay_ns += delta_ns;
 }
 
 uint32_t lowlat_fps_to_mfps(double fps)

@@ -46,6 +46,7 @@ struct lowlat_pacer {
 	uint64_t reanchors; /* times the grid was dropped because the app fell behind (summary line) */
 	int64_t behind_ns;  /* how far behind its target the frame of the last re-anchor was */
 	int64_t lost_ns;    /* the sum of those: time the grid gave up rather than catch up */
+	int64_t delay_ns;   /* lowlat_pacer_delay since the last deadline: allowed beyond one interval */
 };
 
 /* Off, not anchored. */
@@ -57,8 +58,12 @@ void lowlat_pacer_set_mfps(struct lowlat_pacer *pacer, uint32_t mfps);
 
 /* Called once per frame at the pacing point. Returns the absolute deadline to wait until; a value
  * <= now_ns means "go now" (also always the case when off). The deadline is never more than one
- * interval after now_ns. */
+ * interval after now_ns, but for a lowlat_pacer_delay made since the previous call. */
 int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *pacer, int64_t now_ns);
+
+/* Moves the whole grid delta_ns later (delta_ns > 0): the next deadline, and every one after it.
+ * The display-aware pacer uses it to let a queue of frames behind V-Sync drain (present.c). */
+void lowlat_pacer_delay(struct lowlat_pacer *pacer, int64_t delta_ns);
 
 /* A cap in fps, as the config delivers it, in millihertz for lowlat_pacer_set_mfps: 0 for off (0,
  * negative, NaN), clamped to LOWLAT_FPS_MIN..MAX, rounded to 0.001 fps. */

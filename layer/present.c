@@ -61,10 +61,14 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost)",
 		         lowlat_method_name(sc->config.method), (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS,
 		         sc->pacer.reanchors, (double)sc->pacer.lost_ns * 1e-6);
+	char drains[64] = "";
+
+	if (sc->timing.drains)
+		snprintf(drains, sizeof(drains), ", %" PRIu64 " display queue drains", sc->timing.drains);
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
-	            " failed; %s; %" PRIu64 " presents with display targets",
+	            " failed; %s; %" PRIu64 " presents with display targets%s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
-	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents);
+	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents, drains);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -478,6 +482,8 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 			        .frame_start_ns = sc->frame_start_ns,
 			        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
 			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+			        .target_ns = sc->display_target_ns,
+			        .seq = ++t->pushed_seq,
 			};
 			t->pending_count++;
 			t->pushed = true;
@@ -508,6 +514,21 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 		next = lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead);
 		if (!t->vrr)
 			next = lowlat_refresh_at_or_after(next, t->vblank_ns, refresh);
+	}
+	if (t->backlog_refreshes) {
+		/* Frames queue behind V-Sync (present_timing.c): hold the app back that many refreshes
+		 * once, so the display shows the queued frames meanwhile and the next one, released just
+		 * in time again, finds the queue empty. The grid moves with it. */
+		int64_t delay = t->backlog_refreshes * refresh;
+		LOWLAT_DEBUG("swapchain %ux%u: frames wait %" PRId64 " refresh(es) in the display's queue; "
+		             "draining it",
+		             sc->extent.width, sc->extent.height, t->backlog_refreshes);
+		if (!n)
+			lowlat_pacer_delay(&sc->pacer, delay);
+		next += delay;
+		t->drain_seq = t->pushed_seq;
+		t->backlog_refreshes = 0;
+		t->drains++;
 	}
 	t->target_ns = next;
 	t->lead_ns = lead;

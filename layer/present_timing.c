@@ -339,6 +339,22 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	/* The sample: from the frame's start (the app released) to its GPU work done. */
 	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && ready_ns > p->frame_start_ns)
 		lowlat_ready_note(&t->ready, ready_ns - p->frame_start_ns);
+	/* A frame that went out a refresh or more after its target while the refresh it was meant for
+	 * showed the frame before it waited behind that frame in the FIFO queue (a start-up burst, or
+	 * one late frame: everything after it then queues a refresh behind). Every later frame waits as
+	 * long, so its latency is that many refreshes too high, for good: present.c drains the queue by
+	 * holding the next release back once. A frame that was simply not ready in time finds the
+	 * refresh before its target's showing an older frame, and is no queue. Until the presents made
+	 * before a drain have reported, their lateness says nothing new. */
+	if (p->target_ns != LOWLAT_LOG_UNKNOWN && out_ns && t->prev_out_ns && p->vblank_latch &&
+	    p->seq > t->drain_seq && t->refresh_known) {
+		int64_t half = t->refresh_ns / 2, late = out_ns - p->target_ns;
+		int64_t backlog = (late + half) / t->refresh_ns;
+		if (late > half && t->prev_out_ns >= p->target_ns - half && backlog > t->backlog_refreshes)
+			t->backlog_refreshes = backlog;
+	}
+	if (out_ns)
+		t->prev_out_ns = out_ns;
 	/* A FIFO latch starts a refresh: the grid's phase. (A tearing FIFO_RELAXED present does not.) */
 	if (out_ns && p->vblank_latch && (!t->have_vblank || out_ns > t->vblank_ns)) {
 		t->vblank_ns = out_ns;

@@ -236,6 +236,28 @@ static void swapchains_in_one_call(void)
 	CHECK_EQ_I64(a.reanchors + b.reanchors, 0);
 }
 
+/* A delay moves the rest of the grid by exactly that much, keeping its exact fractional steps. */
+static void delay_moves_the_grid(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 59.94);
+	int64_t t0 = late_frame(&p, 2 * MS);
+	for (int n = 1; n <= 10; n++)
+		CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, n, 59940));
+	lowlat_pacer_delay(&p, 8333333);
+	for (int n = 11; n <= 1000; n++)
+		CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, n, 59940) + 8333333);
+	CHECK_EQ_I64(p.reanchors, 0);
+	/* Nothing to move when off, not yet anchored, or asked to move backwards. */
+	reset(&p, 60);
+	lowlat_pacer_delay(&p, 5 * MS);
+	CHECK(!p.anchored);
+	t0 = late_frame(&p, 2 * MS);
+	lowlat_pacer_delay(&p, -5 * MS);
+	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 1, 60000));
+}
+
 static void cap_zero_is_off(void)
 {
 	struct lowlat_pacer p;
@@ -324,6 +346,7 @@ int main(void)
 	RUN(small_lateness_keeps_grid);
 	RUN(cap_change_at_run_time);
 	RUN(swapchains_in_one_call);
+	RUN(delay_moves_the_grid);
 	RUN(cap_zero_is_off);
 	RUN(backwards_time_never_waits_long);
 	RUN(setter_clamps);

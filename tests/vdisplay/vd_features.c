@@ -36,6 +36,25 @@ bool vd_own_extension_needs_calibration(const char *name)
 }
 const uint32_t vd_own_extension_count = sizeof(vd_own_extensions) / sizeof(vd_own_extensions[0]);
 
+/* LOWLAT_VDISPLAY_WITHHOLD: a comma-separated list of the display's own extensions it does not
+ * offer, for tests of what a layer does on a driver without them (lowlat's fallback levels, the
+ * benchmark's "CPU clock" rows). A name not among its own is ignored. */
+bool vd_own_extension_withheld(const char *name)
+{
+	const char *list = getenv("LOWLAT_VDISPLAY_WITHHOLD");
+	size_t len = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (n == len && !strncmp(p, name, n))
+			return true;
+		p = comma ? comma + 1 : p + n;
+	}
+	return false;
+}
+
 bool vd_is_own_extension(const char *name)
 {
 	for (uint32_t i = 0; i < vd_own_extension_count; i++)

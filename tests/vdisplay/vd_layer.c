@@ -128,7 +128,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalD
 			all[kept++] = props[i];
 	bool calibration = props_have(props, n, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
 	for (uint32_t i = 0; i < vd_own_extension_count; i++)
-		if (calibration || !vd_own_extension_needs_calibration(vd_own_extensions[i].extensionName))
+		if ((calibration ||
+		     !vd_own_extension_needs_calibration(vd_own_extensions[i].extensionName)) &&
+		    !vd_own_extension_withheld(vd_own_extensions[i].extensionName))
 			all[kept++] = vd_own_extensions[i];
 	result = write_extensions(all, kept, count, out);
 	free(all);

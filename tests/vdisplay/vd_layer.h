@@ -231,6 +231,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR(V
                                                                                VkTimeDomainKHR *domains);
 /* Whether one of our extensions needs the driver's VK_EXT_calibrated_timestamps. */
 bool vd_own_extension_needs_calibration(const char *name);
+/* Named in LOWLAT_VDISPLAY_WITHHOLD: not offered. */
+bool vd_own_extension_withheld(const char *name);
 
 /* vd_features.c: what the display advertises. */
 VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physical,
