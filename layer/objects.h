@@ -64,6 +64,7 @@ struct lowlat_device {
 struct lowlat_pending_present {
 	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
 	int64_t frame_start_ns; /* when the app began the frame: the start of its ready-time sample */
+	int64_t blocked_ns;     /* of that, the time the app spent blocked in acquiring an image */
 	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
 	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
 	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
@@ -104,7 +105,11 @@ struct lowlat_swapchain_timing {
 	 * Presents up to drain_seq were made before the last drain and still report the old queue. */
 	int64_t backlog_refreshes;
 	uint64_t drain_seq, drains;
-	int64_t prev_out_ns;   /* first pixel out of the latest present reported shown, 0 before one */
+	int64_t prev_out_ns; /* first pixel out of the latest present reported shown, 0 before one */
+	/* The release lead's margin over the predicted ready time; -1: the default, which scales with
+	 * the refresh (pace_display.h). Set only by LOWLAT_BENCH_LEAD_MARGIN_US, a knob for
+	 * tools/bench-display's latency-versus-repeats curve, not a setting. */
+	int64_t margin_ns;
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
 };
 
@@ -138,6 +143,12 @@ struct lowlat_swapchain {
 	 * control back from its previous present, the start of the frame being presented. */
 	struct lowlat_log *log;
 	int64_t frame_start_ns;
+	/* Time the app spent inside vkAcquireNextImage(2)KHR on this swapchain since frame_start_ns:
+	 * waiting for the display to give an image back, which is no part of the frame's own work
+	 * (present_timing.c takes it out of the ready-time sample). Written by whichever thread
+	 * acquires; Vulkan requires acquires and presents of one swapchain to be externally
+	 * synchronised, so they never overlap. */
+	int64_t acquire_blocked_ns;
 	int64_t target_ns; /* this present's pacing deadline, LOWLAT_LOG_UNKNOWN when not paced */
 	/* This present's display target (present_timing), LOWLAT_LOG_UNKNOWN when it carries none. */
 	int64_t display_target_ns;

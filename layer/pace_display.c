@@ -84,11 +84,16 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w)
 	return top[k - 1];
 }
 
-int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns)
+int64_t lowlat_display_margin_ns(int64_t refresh_ns)
+{
+	return refresh_ns / LOWLAT_LEAD_MARGIN_DIVISOR;
+}
+
+int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns)
 {
 	int64_t predicted = lowlat_ready_predict(w);
 
 	if (w->count < LOWLAT_READY_MIN_SAMPLES && predicted < refresh_ns)
 		predicted = refresh_ns;
-	return predicted + refresh_ns / LOWLAT_LEAD_MARGIN_DIVISOR;
+	return predicted + margin_ns;
 }

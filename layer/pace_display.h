@@ -77,9 +77,12 @@ void lowlat_ready_note(struct lowlat_ready_window *w, int64_t sample_ns);
 /* The LOWLAT_READY_PERCENTILE of the window; -1 when it is empty. */
 int64_t lowlat_ready_predict(const struct lowlat_ready_window *w);
 
-/* How long before a target the app is released: the prediction plus the margin; the prediction is
+/* How long before a target the app is released: the prediction plus margin_ns; the prediction is
  * at least one refresh until LOWLAT_READY_MIN_SAMPLES were measured (a guess that errs early: a
  * frame ready early waits for its target). */
-int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns);
+int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns);
+
+/* The margin lowlat_display_lead_ns adds by default: refresh / LOWLAT_LEAD_MARGIN_DIVISOR. */
+int64_t lowlat_display_margin_ns(int64_t refresh_ns);
 
 #endif

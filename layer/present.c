@@ -201,8 +201,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImageKHR(VkDevice device, VkSwa
                                                           VkFence fence, uint32_t *index)
 {
 	LOWLAT_HOOK_DEVICE(dev, device, AcquireNextImageKHR, VK_ERROR_DEVICE_LOST)
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
+	int64_t begin_ns = sc ? lowlat_now_ns() : 0;
+	VkResult result = dev->vk.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
 
-	return dev->vk.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, index);
+	if (sc)
+		sc->acquire_blocked_ns += lowlat_now_ns() - begin_ns;
+	return result;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
@@ -210,8 +215,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
                                                            uint32_t *index)
 {
 	LOWLAT_HOOK_DEVICE(dev, device, AcquireNextImage2KHR, VK_ERROR_DEVICE_LOST)
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->swapchain);
+	int64_t begin_ns = sc ? lowlat_now_ns() : 0;
+	VkResult result = dev->vk.AcquireNextImage2KHR(device, info, index);
 
-	return dev->vk.AcquireNextImage2KHR(device, info, index);
+	if (sc)
+		sc->acquire_blocked_ns += lowlat_now_ns() - begin_ns;
+	return result;
 }
 
 static bool present_failed(VkResult result)
@@ -329,6 +339,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 		sc->timing.pushed = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
+		sc->acquire_blocked_ns = 0;
 	}
 }
 
@@ -480,6 +491,7 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 			*p = (struct lowlat_pending_present){
 			        .log_frame = LOWLAT_LOG_UNKNOWN,
 			        .frame_start_ns = sc->frame_start_ns,
+			        .blocked_ns = sc->acquire_blocked_ns,
 			        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
 			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
 			        .target_ns = sc->display_target_ns,
@@ -498,7 +510,9 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
-	int64_t refresh = t->refresh_ns, lead = lowlat_display_lead_ns(&t->ready, refresh), next;
+	int64_t refresh = t->refresh_ns, next;
+	int64_t lead = lowlat_display_lead_ns(
+	        &t->ready, refresh, t->margin_ns >= 0 ? t->margin_ns : lowlat_display_margin_ns(refresh));
 	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
 
 	if (n && sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {

@@ -249,6 +249,25 @@ static bool read_properties(struct lowlat_swapchain *sc)
 	return true;
 }
 
+/* LOWLAT_BENCH_LEAD_MARGIN_US (objects.h, margin_ns): -1 when unset or not a number of us. */
+static int64_t bench_margin_ns(void)
+{
+	const char *text = getenv("LOWLAT_BENCH_LEAD_MARGIN_US");
+	char *end;
+	long us;
+
+	if (!text || !*text)
+		return -1;
+	us = strtol(text, &end, 10);
+	if (*end || us < 0 || us > 100000) {
+		LOWLAT_WARN_ONCE(
+		        "LOWLAT_BENCH_LEAD_MARGIN_US=%s is not 0 to 100000 (us); using the default margin",
+		        text);
+		return -1;
+	}
+	return us * 1000ll;
+}
+
 const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t stage_queries)
 {
 	struct lowlat_device *dev = sc->device;
@@ -286,6 +305,7 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
 	t->stage_queries = stage_queries;
 	t->target_stage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT;
 	t->active = true;
+	t->margin_ns = bench_margin_ns();
 	read_properties(sc); /* may have to wait for the first present */
 	return NULL;
 }
@@ -336,9 +356,13 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		}
 		lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
 	}
-	/* The sample: from the frame's start (the app released) to its GPU work done. */
-	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && ready_ns > p->frame_start_ns)
-		lowlat_ready_note(&t->ready, ready_ns - p->frame_start_ns);
+	/* The sample: from the frame's start (the app released) to its GPU work done, less the time
+	 * the app waited for the display to hand it an image. That wait is what a release too early
+	 * costs (frames queued ahead hold the images), not work; counting it would make the next
+	 * release earlier still, until every image is queued and each frame waits a whole queue. */
+	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
+	    ready_ns - p->blocked_ns > p->frame_start_ns)
+		lowlat_ready_note(&t->ready, ready_ns - p->blocked_ns - p->frame_start_ns);
 	/* A frame that went out a refresh or more after its target while the refresh it was meant for
 	 * showed the frame before it waited behind that frame in the FIFO queue (a start-up burst, or
 	 * one late frame: everything after it then queues a refresh behind). Every later frame waits as
