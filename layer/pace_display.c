@@ -1,6 +1,8 @@
 /* pace_display.c — the refresh-grid rule and the ready-time prediction; see pace_display.h. */
 #include "pace_display.h"
 
+#include <string.h>
+
 /* Nanoseconds per second times millihertz per hertz (as in pace.c): cap interval = NS_MFPS / mfps. */
 #define NS_MFPS 1000000000000ll
 
@@ -46,42 +48,59 @@ int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_
 	return vblank_ns + floor_div(t_ns - vblank_ns + refresh_ns / 2, refresh_ns) * refresh_ns;
 }
 
-void lowlat_ready_note(struct lowlat_ready_window *w, int64_t sample_ns)
+/* The position of the first sorted sample >= v (binary search). */
+static uint32_t lower_bound(const int64_t *sorted, uint32_t n, int64_t v)
 {
-	w->sample_ns[w->next] = sample_ns;
-	w->next = (w->next + 1) % LOWLAT_READY_WINDOW;
-	if (w->count < LOWLAT_READY_WINDOW)
-		w->count++;
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (sorted[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-/* The largest samples the percentile can reach into: n - rank + 1 <= ceil(n / 100) + 1. */
-#define TOP_MAX (LOWLAT_READY_WINDOW * (100 - LOWLAT_READY_PERCENTILE) / 100 + 2)
-
-int64_t lowlat_ready_predict(const struct lowlat_ready_window *w)
+void lowlat_ready_note(struct lowlat_ready_window *w, int64_t sample_ns)
 {
-	int64_t top[TOP_MAX]; /* the k largest so far, largest first */
-	uint32_t n = w->count, rank, k, have = 0;
+	uint32_t i;
 
-	if (!n)
-		return -1;
-	/* Nearest rank: the ceil(p/100 * n)-th smallest, i.e. the k-th largest. One pass keeping the k
-	 * largest: O(n * k) with k <= 4, cheap enough for every present. */
-	rank = (LOWLAT_READY_PERCENTILE * n + 99) / 100;
-	if (!rank)
-		rank = 1;
-	k = n - rank + 1;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t v = w->sample_ns[i];
-		uint32_t j;
-		if (have == k && v <= top[k - 1])
-			continue;
-		if (have < k)
-			have++;
-		for (j = have - 1; j > 0 && top[j - 1] < v; j--)
-			top[j] = top[j - 1];
-		top[j] = v;
+	/* A full window first forgets its oldest sample, in the sorted copy too: O(window) moves, a
+	 * few hundred ns per present. */
+	if (w->count == LOWLAT_READY_WINDOW) {
+		i = lower_bound(w->sorted_ns, w->count, w->sample_ns[w->next]);
+		memmove(&w->sorted_ns[i], &w->sorted_ns[i + 1], (w->count - i - 1) * sizeof(w->sorted_ns[0]));
+		w->count--;
 	}
-	return top[k - 1];
+	i = lower_bound(w->sorted_ns, w->count, sample_ns);
+	memmove(&w->sorted_ns[i + 1], &w->sorted_ns[i], (w->count - i) * sizeof(w->sorted_ns[0]));
+	w->sorted_ns[i] = sample_ns;
+	w->count++;
+	w->sample_ns[w->next] = sample_ns;
+	w->next = (w->next + 1) % LOWLAT_READY_WINDOW;
+}
+
+/* The nearest-rank p-th percentile of the first n sorted samples (n > 0). */
+static int64_t percentile(const int64_t *sorted, uint32_t n, uint32_t p)
+{
+	uint32_t rank = (p * n + 99) / 100;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refresh_ns)
+{
+	int64_t stall_ns;
+	uint32_t kept;
+
+	if (!w->count)
+		return -1;
+	stall_ns = LOWLAT_READY_STALL_FACTOR * percentile(w->sorted_ns, w->count, 90) + refresh_ns / 2;
+	/* The samples at or below the bound; the 90th percentile itself always is. */
+	kept = lower_bound(w->sorted_ns, w->count, stall_ns + 1);
+	return percentile(w->sorted_ns, kept, LOWLAT_READY_PERCENTILE);
 }
 
 int64_t lowlat_display_margin_ns(int64_t refresh_ns)
@@ -91,7 +110,7 @@ int64_t lowlat_display_margin_ns(int64_t refresh_ns)
 
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns)
 {
-	int64_t predicted = lowlat_ready_predict(w);
+	int64_t predicted = lowlat_ready_predict(w, refresh_ns);
 
 	if (w->count < LOWLAT_READY_MIN_SAMPLES && predicted < refresh_ns)
 		predicted = refresh_ns;

@@ -12,7 +12,8 @@
  * present's first pixel went out: latency = that time - this app's frame start, joined by present
  * order (the display's seq counts one swapchain's presents from 1).
  *
- * The CSV: frame,start_ns,work_ns,present_ns (CLOCK_MONOTONIC). --start-delay-us sleeps before the
+ * The CSV: frame,start_ns,work_ns,acquired_ns,present_ns (CLOCK_MONOTONIC; acquired_ns: when
+ * vkAcquireNextImageKHR returned). --start-delay-us sleeps before the
  * first frame, so a limiter that is blind to the display starts at a different phase of the refresh
  * each run. Exit 0 when every frame was presented, 1 otherwise (with the reason on stderr).
  */
@@ -151,15 +152,16 @@ int main(int argc, char **argv)
 	VkCommandBuffer cmds[IN_FLIGHT];
 	VkFence fences[IN_FLIGHT];
 	VkSemaphore acquired[IN_FLIGHT], rendered[16];
-	int64_t *start, *work, *presented;
+	int64_t *start, *work, *acquired_at, *presented;
 	int rc;
 
 	if ((rc = parse(argc, argv, &o)))
 		return rc;
 	start = calloc(o.frames, sizeof(*start));
 	work = calloc(o.frames, sizeof(*work));
+	acquired_at = calloc(o.frames, sizeof(*acquired_at));
 	presented = calloc(o.frames, sizeof(*presented));
-	if (!start || !work || !presented || !(x = xdisplay_open()) ||
+	if (!start || !work || !acquired_at || !presented || !(x = xdisplay_open()) ||
 	    !(window = xdisplay_create_window(x, 256, 256)))
 		return 1;
 	TRY(instance_create("frame_cost", NULL, &instance));
@@ -222,6 +224,7 @@ int main(int argc, char **argv)
 		TRY(vkResetFences(device, 1, &fences[slot]));
 		TRY(vkAcquireNextImageKHR(device, swapchain, UINT64_MAX, acquired[slot], VK_NULL_HANDLE,
 		                          &index));
+		acquired_at[f] = now_ns();
 		TRY(vkBeginCommandBuffer(
 		        cmds[slot],
 		        &(VkCommandBufferBeginInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -260,9 +263,10 @@ int main(int argc, char **argv)
 		perror(o.csv);
 		return 1;
 	}
-	fprintf(csv, "frame,start_ns,work_ns,present_ns\n");
+	fprintf(csv, "frame,start_ns,work_ns,acquired_ns,present_ns\n");
 	for (unsigned f = 0; f < o.frames; f++)
-		fprintf(csv, "%u,%" PRId64 ",%" PRId64 ",%" PRId64 "\n", f, start[f], work[f], presented[f]);
+		fprintf(csv, "%u,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", f, start[f], work[f],
+		        acquired_at[f], presented[f]);
 	if (fclose(csv)) {
 		perror(o.csv);
 		return 1;
@@ -283,6 +287,7 @@ int main(int argc, char **argv)
 	xdisplay_close(x);
 	free(start);
 	free(work);
+	free(acquired_at);
 	free(presented);
 	return 0;
 }
