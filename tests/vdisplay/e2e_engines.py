@@ -141,7 +141,7 @@ def check_targets(frames, truth, out, errors):
         errors.append(f"expected lowlat to say {want!r} for each swapchain, got {levels}")
 
 
-def late_start(frames, lowlat_rows, truth, latency, errors):
+def late_start(frames, lowlat_rows, truth, latency, across_recreates, errors):
     """How late the game thread starts its frames, three ways (medians over frames WARMUP on, ms):
     - release: from the end of lowlat's wait for frame N - L's present to the start of frame N
       (the counter lets frame N start once frame N - L is signalled, so this is how long lowlat's
@@ -165,11 +165,11 @@ def late_start(frames, lowlat_rows, truth, latency, errors):
     release = [(frames[k]["start_ns"] - waits[k - latency]) / 1e6 for k in range(first, len(frames))]
     photon = [(shown[f["present_id"]] - f["start_ns"]) / 1e6 for f in frames[first:] if f["present_id"] in shown]
     late = [(w - f["start_ns"]) / 1e6 for f, w in zip(frames[first:], waits[first:])]
-    # The shortest time between two of lowlat's releases on one swapchain (a swapchain's first two
-    # frames and those around a failed present left out: lowlat paces neither).
-    gaps = [((waits[k] - waits[k - 1]) / 1e6, frames[k]["frame"]) for k in range(1, len(frames))
-            if frames[k]["swapchain"] == frames[k - 1]["swapchain"]
-            and k >= 2 and frames[k]["swapchain"] == frames[k - 2]["swapchain"]
+    # The shortest time between two of lowlat's releases: on one swapchain, its first two frames
+    # left out (lowlat starts each swapchain's pacing afresh) unless across_recreates, and never
+    # around a failed present (lowlat does not pace one).
+    gaps = [((waits[k] - waits[k - 1]) / 1e6, frames[k]["frame"]) for k in range(2, len(frames))
+            if (across_recreates or frames[k]["swapchain"] == frames[k - 2]["swapchain"])
             and frames[k]["result"] != "VK_ERROR_OUT_OF_DATE_KHR"
             and frames[k - 1]["result"] != "VK_ERROR_OUT_OF_DATE_KHR"]
     shortest = min(gaps) if gaps else (float("nan"), 0)
@@ -279,7 +279,7 @@ def run_once(args, attempt):
         errors.append(f"lowlat's present log has {len(lowlat_rows)} rows for {presented + failed_presents} presents")
     if args.targets:
         check_targets(frames, rows, out, errors)
-    late = None if errors else late_start(frames, lowlat_rows, rows, args.latency, errors)
+    late = None if errors else late_start(frames, lowlat_rows, rows, args.latency, args.across_recreates, errors)
     if errors:
         raise Fail("; ".join(errors[:6]))
 
@@ -295,8 +295,9 @@ def run_once(args, attempt):
     print(f"latency {args.latency}: the game thread starts frame N {release_ms:.2f} ms (median) after lowlat's wait for "
           f"frame N - {args.latency} ends, {photon_ms:.2f} ms ({photon_ms / frame_ms:.2f} frames) before its first "
           f"pixel, {late_ms:.2f} ms before lowlat's wait for its own present ends")
-    print(f"the shortest time between two of lowlat's releases on one swapchain: {gap_ms:.2f} ms (before frame "
-          f"{gap_frame}, mode {frames[gap_frame - 1]['mode']})")
+    where = "across swapchains" if args.across_recreates else "on one swapchain"
+    print(f"the shortest time between two of lowlat's releases {where}: {gap_ms:.2f} ms (before frame "
+          f"{gap_frame}, mode {frames[gap_frame - 1]['mode']}, swapchain {frames[gap_frame - 1]['swapchain']})")
     if args.min_release_interval_ms is not None and gap_ms < args.min_release_interval_ms:
         raise Fail(f"lowlat released frame {gap_frame} {gap_ms:.2f} ms after the one before, less than "
                    f"{args.min_release_interval_ms} ms: faster than the cap")
@@ -333,7 +334,9 @@ def main():
     ap.add_argument("--photon-max-frames", type=float,
                     help="at most this many frames at the cap from a frame's start to its first pixel")
     ap.add_argument("--min-release-interval-ms", type=float,
-                    help="at least this between two of lowlat's releases on one swapchain")
+                    help="at least this between two of lowlat's releases (a swapchain's first two left out)")
+    ap.add_argument("--across-recreates", action="store_true",
+                    help="--min-release-interval-ms holds for a new swapchain's first frames too")
     ap.add_argument("--late-max-ms", type=float,
                     help="at most this from a frame's start to the end of lowlat's wait for its present")
     ap.add_argument("--targets", action="store_true", help="check the app's own present-timing targets")
