@@ -65,7 +65,7 @@ struct engine {
 	VkSurfaceKHR surface;
 	VkDevice device;
 	VkQueue queue;
-	bool has_present_id, has_present_wait, has_maintenance1, has_timing, has_ll2;
+	bool has_present_id, has_present_wait, has_maintenance1, has_timing, has_ll2, has_latest_ready;
 	PFN_vkWaitForPresentKHR WaitForPresentKHR;
 	PFN_vkLatencySleepNV LatencySleepNV;
 	PFN_vkSetLatencySleepModeNV SetLatencySleepModeNV;
@@ -217,6 +217,17 @@ static VkResult create_device(struct engine *e, bool *skip)
 		names[n++] = VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
 		e->has_timing = true;
 	}
+	if (e->o->latest_ready) {
+		if (has_extension(available, count, VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME))
+			names[n++] = VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
+			e->has_latest_ready = true;
+		else if (has_extension(available, count,
+		                       VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME))
+			names[n++] = VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME,
+			e->has_latest_ready = true;
+		else
+			printf("%s: FIFO_LATEST_READY not offered: FIFO instead\n", e->o->name);
+	}
 	if (e->o->target_fps > 0 && !e->has_timing)
 		printf("%s: VK_EXT_present_timing not offered: no targets of its own\n", e->o->name);
 	if (e->o->latency_sleep) {
@@ -242,6 +253,9 @@ static VkResult create_device(struct engine *e, bool *skip)
 	VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR m1 = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR,
 	        .swapchainMaintenance1 = VK_TRUE};
+	VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR latest = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR,
+	        .presentModeFifoLatestReady = VK_TRUE};
 	VkPhysicalDevicePresentId2FeaturesKHR id2 = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_2_FEATURES_KHR, .presentId2 = VK_TRUE};
 	VkPhysicalDevicePresentTimingFeaturesEXT timing = {
@@ -259,6 +273,7 @@ static VkResult create_device(struct engine *e, bool *skip)
 	LINK(id, e->has_present_id);
 	LINK(wait, e->has_present_wait);
 	LINK(m1, e->has_maintenance1);
+	LINK(latest, e->has_latest_ready);
 	LINK(id2, e->has_timing);
 	LINK(timing, e->has_timing);
 #undef LINK
@@ -306,11 +321,11 @@ static VkResult create_device(struct engine *e, bool *skip)
 	return VK_SUCCESS;
 }
 
-/* The modes a present may switch between: FIFO first (the swapchain's own), then those of
- * FIFO_RELAXED and IMMEDIATE the surface reports compatible with FIFO. */
+/* The swapchain's mode (FIFO, or FIFO_LATEST_READY), then the modes a present may switch to:
+ * those of FIFO_RELAXED and IMMEDIATE the surface reports compatible with FIFO. */
 static void pick_modes(struct engine *e)
 {
-	e->modes[0] = VK_PRESENT_MODE_FIFO_KHR;
+	e->modes[0] = e->has_latest_ready ? VK_PRESENT_MODE_FIFO_LATEST_READY_KHR : VK_PRESENT_MODE_FIFO_KHR;
 	e->mode_count = 1;
 	if (!e->has_maintenance1)
 		return;
@@ -388,7 +403,7 @@ static VkResult chain_create(struct engine *e, VkExtent2D extent)
 	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	        .preTransform = caps.currentTransform,
 	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
-	        .presentMode = VK_PRESENT_MODE_FIFO_KHR,
+	        .presentMode = e->modes[0],
 	        .clipped = VK_TRUE,
 	};
 	while (!(caps.supportedCompositeAlpha & info.compositeAlpha))
@@ -779,6 +794,7 @@ static const char *mode_name(VkPresentModeKHR m)
 	case VK_PRESENT_MODE_FIFO_KHR: return "FIFO";
 	case VK_PRESENT_MODE_FIFO_RELAXED_KHR: return "FIFO_RELAXED";
 	case VK_PRESENT_MODE_IMMEDIATE_KHR: return "IMMEDIATE";
+	case VK_PRESENT_MODE_FIFO_LATEST_READY_KHR: return "FIFO_LATEST_READY";
 	default: return "other";
 	}
 }
@@ -822,7 +838,7 @@ int engine_run(const struct engine_options *o)
 	pthread_cond_init(&e->cond, NULL);
 	if ((r = create_instance(e)) != VK_SUCCESS) {
 		fprintf(stderr, "%s: no instance, headless surface or device: %s\n", o->name, result_name(r));
-		goto out;
+		goto out_instance;
 	}
 	if ((r = create_device(e, &skip)) != VK_SUCCESS) {
 		if (skip)
@@ -836,13 +852,12 @@ int engine_run(const struct engine_options *o)
 	const VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 	                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
 	                                     .queueFamilyIndex = e->family};
-	const VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	                                        .commandBufferCount = SLOTS};
 	if ((r = vkCreateCommandPool(e->device, &pci, NULL, &e->pool)) != VK_SUCCESS)
 		goto out_device;
-	VkCommandBufferAllocateInfo alloc = ai;
-	alloc.commandPool = e->pool;
+	const VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	                                           .commandPool = e->pool,
+	                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	                                           .commandBufferCount = SLOTS};
 	if ((r = vkAllocateCommandBuffers(e->device, &alloc, e->cmd)) != VK_SUCCESS)
 		goto out_device;
 	for (int i = 0; i < SLOTS; i++) {
@@ -888,8 +903,9 @@ int engine_run(const struct engine_options *o)
 		printf("%s: %d frames in %.2f s, %u presented, %u out of date, %u suboptimal, %u recreates, "
 		       "latency %d, frame signal %s, %u present-wait timeouts, %u targets\n",
 		       o->name, o->frames, seconds, e->presented, e->out_of_date, e->suboptimal, e->recreates,
-		       o->latency, e->has_present_wait ? "present-wait" : "fence", e->wait_timeouts,
-		       e->targets);
+		       o->latency,
+		       e->has_present_wait ? "present-wait in FIFO and FIFO_RELAXED, else fence" : "fence",
+		       e->wait_timeouts, e->targets);
 	}
 out_swapchain:
 	vkDeviceWaitIdle(e->device);
@@ -910,7 +926,6 @@ out_instance:
 		vkDestroySurfaceKHR(e->instance, e->surface, NULL);
 		vkDestroyInstance(e->instance, NULL);
 	}
-out:
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->sc_lock);
 	pthread_mutex_destroy(&e->lock);

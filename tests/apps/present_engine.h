@@ -41,6 +41,7 @@ struct engine_options {
 	bool latency_sleep; /* vkLatencySleepNV on the game thread (VK_NV_low_latency2) */
 	unsigned latency_sleep_fps; /* minimumIntervalUs = 1e6 / this (0: no interval) */
 	bool skip_ids;              /* present ids increase but skip values, as vkd3d-proton's do */
+	bool latest_ready; /* a FIFO_LATEST_READY swapchain (no present wait there: the fence signals) */
 	double target_fps; /* own VK_EXT_present_timing targets at this rate on the refresh grid (0: none) */
 	const char *csv;   /* where the per-frame rows go */
 };

@@ -9,9 +9,11 @@
  * - where the device offers VK_EXT_present_timing it sets target times of its own
  *   (VkPresentTimingsInfoEXT, absolute, nearest refresh cycle) on its own grid: --target-fps
  *   frames per second, n refreshes a frame, in phase with the last present wait. A layer above
- *   must leave those targets alone.
+ *   must leave those targets alone;
+ * - in FIFO_LATEST_READY (--latest-ready) it does not wait for presents: the frame's GPU work
+ *   releases the game thread.
  *
- *   vkd3d_like [--frames N] [--latency L] [--target-fps F] --csv FILE
+ *   vkd3d_like [--frames N] [--latency L] [--target-fps F] [--latest-ready] --csv FILE
  *
  * Exit 0 on success, 1 on a failure.
  */
@@ -23,7 +25,8 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vkd3d_like [--frames N] [--latency 1..6] [--target-fps F] --csv FILE\n");
+	fprintf(stderr, "usage: vkd3d_like [--frames N] [--latency 1..6] [--target-fps F] [--latest-ready] "
+	                "--csv FILE\n");
 	return 2;
 }
 
@@ -47,6 +50,8 @@ int main(int argc, char **argv)
 			o.latency = atoi(v), i++;
 		else if (!strcmp(a, "--target-fps") && v)
 			o.target_fps = atof(v), i++;
+		else if (!strcmp(a, "--latest-ready"))
+			o.latest_ready = true;
 		else if (!strcmp(a, "--csv") && v)
 			o.csv = v, i++;
 		else
