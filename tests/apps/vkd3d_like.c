@@ -1,0 +1,63 @@
+/* vkd3d_like.c — vkd3d-proton's present pattern, for issue 8's tests (see present_engine.h).
+ *
+ * What vkd3d-proton's DXGI swapchain does, and this app with it:
+ * - the game thread waits for its own latency frames (VKD3D_SWAPCHAIN_LATENCY_FRAMES, 3 by default,
+ *   here --latency) before it starts a frame;
+ * - a queue thread presents with present ids that increase but are not contiguous;
+ * - a dedicated swapchain-sync thread waits for each present with vkWaitForPresentKHR and then
+ *   releases the game thread;
+ * - where the device offers VK_EXT_present_timing it sets target times of its own
+ *   (VkPresentTimingsInfoEXT, absolute, nearest refresh cycle) on its own grid: --target-fps
+ *   frames per second, n refreshes a frame, in phase with the last present wait. A layer above
+ *   must leave those targets alone;
+ * - in FIFO_LATEST_READY (--latest-ready) it does not wait for presents: the frame's GPU work
+ *   releases the game thread.
+ *
+ *   vkd3d_like [--frames N] [--latency L] [--target-fps F] [--latest-ready] --csv FILE
+ *
+ * Exit 0 on success, 1 on a failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "present_engine.h"
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: vkd3d_like [--frames N] [--latency 1..6] [--target-fps F] [--latest-ready] "
+	                "--csv FILE\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct engine_options o = {
+	        .name = "vkd3d_like",
+	        .engine_name = "vkd3d",
+	        .frames = 300,
+	        .latency = 3, /* VKD3D_SWAPCHAIN_LATENCY_FRAMES' default */
+	        .present_wait = true,
+	        .skip_ids = true,
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--frames") && v)
+			o.frames = atoi(v), i++;
+		else if (!strcmp(a, "--latency") && v)
+			o.latency = atoi(v), i++;
+		else if (!strcmp(a, "--target-fps") && v)
+			o.target_fps = atof(v), i++;
+		else if (!strcmp(a, "--latest-ready"))
+			o.latest_ready = true;
+		else if (!strcmp(a, "--csv") && v)
+			o.csv = v, i++;
+		else
+			return usage();
+	}
+	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6 || o.target_fps < 0)
+		return usage();
+	return engine_run(&o);
+}

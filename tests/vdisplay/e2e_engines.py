@@ -1,0 +1,400 @@
+#!/usr/bin/env python3
+"""e2e_engines.py — issue 8's Proton-pattern apps (tests/apps/dxvk_like, vkd3d_like) through lowlat
+at a cap on the virtual display, validation between lowlat and the display.
+
+  e2e_engines.py --app PATH --manifest-dir DIR --lowlat-manifest-dir DIR [--faults-manifest-dir DIR
+                 --faults SPEC] [--hz 120] [--fps 60] [--release-max-ms MS] [--photon-max-frames N]
+                 [--late-max-ms MS] [--targets] [--resize] [--no-validation] -- APP ARGS...
+
+Asserts, for one run (a run slowed by stalls is repeated, see below):
+- the chain is vdisplay < validation [< faults] < lowlat, the app exited 0, validation said nothing
+  (and, for a ThreadSanitizer build, TSan neither);
+- lowlat's summaries (one per swapchain the app made) count every present the app made that
+  succeeded, and as failed the ones that returned OUT_OF_DATE; with --faults, each injected fault
+  happened and the app recreated its swapchain for it;
+- the cap held, seen from the game thread: the app's own frame starts (CLOCK_MONOTONIC, its CSV),
+  in the steady part of each swapchain (from its 10th frame on), are never more than 3% faster than
+  the cap, and not more than 3% slower unless the run was slowed by stalls (lowlat re-anchored its
+  CPU pacer, or the display shows an image more than 1.25 frames after the one before);
+- the display's truth log shows the same: new images per second within 3% of the cap (same rule);
+- how late the game thread starts a frame, printed three ways (medians over frames 10 on): after
+  lowlat's wait for frame N - L's present ends (L: the app's --latency; the counter lets frame N
+  start once frame N - L is signalled); before the frame's first pixel on the display (truth log,
+  by present id); before lowlat's wait for the frame's own present ends (the measure
+  tests/e2e/dxvk_lib.sh prints for real DXVK). --release-max-ms bounds the first (taken from the
+  later of lowlat's release and frame N - L's first pixel, or its GPU work done where the app did
+  not wait for the present: lowlat may release a frame before it is shown, see late_start),
+  --photon-max-frames and --late-max-ms the others;
+- with --targets (vkd3d_like --target-fps): every present that carried the app's own target reached
+  the display with exactly that target (lowlat left it alone), and latched on the refresh the spec
+  gives for it (absolute, nearest refresh cycle), unless its GPU work was not ready by then or the
+  request before it still held the queue; and lowlat says once that it falls back to "cpu"
+  because the app drives VK_EXT_present_timing itself.
+
+Exit 77 (skipped) when the app reports a missing extension (e.g. "VK_NV_low_latency2 not
+offered"), or when 3 runs were each slowed below the cap by stalls of this shared machine (each
+other check held).
+"""
+import argparse
+import csv
+import glob
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vdlog  # noqa: E402
+
+SKIP = 77
+SLOWED = 2
+BOUND = 0.03
+WARMUP = 10  # frames per swapchain: start-up, and the game thread's run-ahead of L frames
+
+
+class Fail(Exception):
+    pass
+
+
+def read_lowlat_logs(logdir):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(logdir, "*.csv"))):
+        with open(path) as f:
+            rows += list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    for r in rows:
+        for k, v in r.items():
+            if k.endswith("_ns") or k in ("frame",):
+                r[k] = int(v) if v else None
+    return sorted(rows, key=lambda r: r["present_ns"])
+
+
+def summaries(out):
+    """lowlat's summary lines: (presents, failed, re-anchors) per swapchain."""
+    got = []
+    for m in re.finditer(r"^lowlat: swapchain \S+ \S+, \d+ images: (\d+) presents in [\d.]+ s \([\d.]+ fps\), "
+                         r"(\d+) failed; limiter (?:off|\S+ at [\d.]+ fps, (\d+) re-anchors)", out, re.M):
+        got.append((int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)))
+    return got
+
+
+def steady_rate(frames, key):
+    """Frames per second of the times in column `key`, over each swapchain's frames from its
+    WARMUP-th on (a recreate restarts the count), summed over swapchains."""
+    by_chain = {}
+    for r in frames:
+        by_chain.setdefault(r["swapchain"], []).append(r[key])
+    n = span = 0
+    for times in by_chain.values():
+        times = times[WARMUP:]
+        if len(times) > 1:
+            n += len(times) - 1
+            span += times[-1] - times[0]
+    return n / (span / 1e9) if span else 0.0
+
+
+def check_targets(frames, truth, out, errors):
+    """The app's own targets reached the display untouched and latched where the spec says."""
+    shown = {r["present_id"]: r for r in truth if r["event"] == "shown"}
+    by_seq = {(r["swapchain"], r["seq"]): r for r in truth if r["event"] == "shown"}
+    targeted = [f for f in frames if f["target_ns"]]
+    if len(targeted) < len(frames) // 2:
+        errors.append(f"only {len(targeted)} of {len(frames)} presents carried the app's own target")
+        return
+    exact = late = 0
+    for f in targeted:
+        r = shown.get(f["present_id"])
+        if not r:
+            errors.append(f"targeted present id {f['present_id']} was never shown")
+            continue
+        t = f["target_ns"]
+        if r["target_ns"] != t:
+            errors.append(f"present id {f['present_id']}: the app's target {t} reached the display as "
+                          f"{r['target_ns']}")
+            continue
+        rate = r["rate_mhz"]
+        period = 10**12 / rate
+
+        def start(k):
+            return vdlog.refresh_start_ns(rate, k)
+        # Absolute and nearest: the first refresh at or after t, or the one before when t lies in
+        # the first half of that one's cycle.
+        k = t * rate // 10**12
+        while start(k) < t:
+            k += 1
+        prev = k - 1 if start(k) != t else k
+        if 2 * (t - start(prev)) < period:
+            k = prev
+        before = by_seq.get((r["swapchain"], r["seq"] - 1))
+        if r["refresh"] == k:
+            exact += 1
+        elif r["refresh"] > k and (r["ready_ns"] > start(k) or (before and before["refresh"] >= k)):
+            late += 1  # not ready by its refresh, or the request before it still held it
+        else:
+            errors.append(f"present id {f['present_id']} (target {t}) shown on refresh {r['refresh']}, the "
+                          f"spec says {k}")
+    print(f"targets: {len(targeted)} presents carried the app's own target, all reached the display "
+          f"unchanged; {exact} latched on the refresh the spec gives, {late} later because their frame was "
+          "not ready by then")
+    levels = [ln for ln in out.splitlines() if ln.startswith("lowlat: ") and "pacing level" in ln]
+    want = 'pacing level "cpu" (fallback from "timing": the app drives VK_EXT_present_timing itself)'
+    if not levels or any(want not in ln for ln in levels):
+        errors.append(f"expected lowlat to say {want!r} for each swapchain, got {levels}")
+
+
+def late_start(frames, lowlat_rows, truth, latency, across_recreates, errors):
+    """How late the game thread starts its frames (medians over frames WARMUP on, ms):
+    - release: from the end of lowlat's wait for frame N - L's present to the start of frame N
+      (the counter lets frame N start once frame N - L is signalled, so this is how long lowlat's
+      release takes to reach the game thread);
+    - gate: from the later of that release and of the moment frame N - L could be signalled
+      otherwise (its first pixel where the app waited for the present, its GPU work done where it
+      did not) to the start of frame N. The frame thread's wait only begins once lowlat's wait in
+      vkQueuePresentKHR has returned, so frame N starts at that release unless lowlat released the
+      frame before it was shown (a predicted lead over a frame, after stalls);
+    - photon: from the start of a frame to its first pixel on the display (truth log, by id);
+    - late: from the start of a frame to the end of lowlat's wait for that frame's present (the
+      measure tests/e2e/dxvk_lib.sh prints for real DXVK)."""
+    # Pair each present with lowlat's row: lowlat's entry time lies within the app's call.
+    i = 0
+    waits = []
+    for f in frames:
+        while i < len(lowlat_rows) and lowlat_rows[i]["present_ns"] < f["present_ns"]:
+            i += 1
+        if i == len(lowlat_rows) or lowlat_rows[i]["present_ns"] > f["release_ns"]:
+            errors.append(f"no lowlat log row for the present of frame {f['frame']}")
+            return None
+        waits.append(lowlat_rows[i]["wait_end_ns"])
+        i += 1
+    shown = {r["present_id"]: r["time_ns"] for r in truth if r["event"] == "shown"}
+    first = max(WARMUP, latency)
+    ready = {r["present_id"]: r["ready_ns"] for r in truth if r["event"] == "shown"}
+    release = [(frames[k]["start_ns"] - waits[k - latency]) / 1e6 for k in range(first, len(frames))]
+    gate = []
+    for k in range(first, len(frames)):
+        prev = frames[k - latency]
+        other = (shown if prev["waited_ns"] else ready).get(prev["present_id"], 0)
+        gate.append((frames[k]["start_ns"] - max(waits[k - latency], other)) / 1e6)
+    photon = [(shown[f["present_id"]] - f["start_ns"]) / 1e6 for f in frames[first:] if f["present_id"] in shown]
+    late = [(w - f["start_ns"]) / 1e6 for f, w in zip(frames[first:], waits[first:])]
+    # The shortest time between two of lowlat's releases: on one swapchain, its first two frames
+    # left out (lowlat starts each swapchain's pacing afresh) unless across_recreates, and never
+    # around a failed present (lowlat does not pace one).
+    gaps = [((waits[k] - waits[k - 1]) / 1e6, frames[k]["frame"]) for k in range(2, len(frames))
+            if (across_recreates or frames[k]["swapchain"] == frames[k - 2]["swapchain"])
+            and frames[k]["result"] != "VK_ERROR_OUT_OF_DATE_KHR"
+            and frames[k - 1]["result"] != "VK_ERROR_OUT_OF_DATE_KHR"]
+    shortest = min(gaps) if gaps else (float("nan"), 0)
+    return (statistics.median(release), statistics.median(gate), statistics.median(photon), statistics.median(late),
+            shortest)
+
+
+def run_once(args, attempt):
+    tmp = tempfile.mkdtemp(prefix="lowlat-engines-")
+    truth = os.path.join(tmp, "truth.csv")
+    vlog = os.path.join(tmp, "validation.txt")
+    logdir = os.path.join(tmp, "log")
+    frames_csv = os.path.join(tmp, "frames.csv")
+    env = dict(os.environ)
+    for k in ("VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE", "DISABLE_LOWLAT_LAYER", "LOWLAT_CONFIG",
+              "LOWLAT_METHOD", "LOWLAT_PRESENT_MODE", "LOWLAT_MAX_LATENCY_FRAMES", "LOWLAT_FAULTS",
+              "VKD3D_SWAPCHAIN_LATENCY_FRAMES", "VKD3D_FRAME_RATE", "DXVK_CONFIG", "DXVK_FRAME_RATE"):
+        env.pop(k, None)
+    below = ("" if args.no_validation else "VK_LAYER_KHRONOS_validation:") + "VK_LAYER_LOWLAT_vdisplay"
+    layer_path = args.manifest_dir
+    if args.faults:
+        below = "VK_LAYER_LOWLAT_faults:" + below
+        layer_path += os.pathsep + args.faults_manifest_dir
+        env["LOWLAT_FAULTS"] = args.faults
+    env.update({
+        "VK_ADD_LAYER_PATH": layer_path,
+        "VK_ADD_IMPLICIT_LAYER_PATH": args.lowlat_manifest_dir,
+        "ENABLE_LOWLAT_LAYER": "1",
+        "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
+        "LOWLAT_VERBOSE": "1",
+        "LOWLAT_FPS": args.fps,
+        "LOWLAT_LOG": "1",
+        "LOWLAT_LOG_DIR": logdir,
+        "VK_INSTANCE_LAYERS": below,
+        "VK_KHRONOS_VALIDATION_REPORT_FLAGS": "error,warn",
+        "VK_KHRONOS_VALIDATION_VALIDATE_SYNC": "true",
+        "VK_KHRONOS_VALIDATION_DEBUG_ACTION": "VK_DBG_LAYER_ACTION_LOG_MSG",
+        "VK_KHRONOS_VALIDATION_LOG_FILENAME": vlog,
+        "VK_LOADER_DEBUG": "layer",
+        "LOWLAT_VDISPLAY_LOG": truth,
+        "LOWLAT_VDISPLAY_HZ": args.hz,
+    })
+    cmd = [args.app] + args.app_args + ["--csv", frames_csv]
+    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz; files in {tmp}")
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    out = p.stdout
+    lines = [ln for ln in out.splitlines() if not ln.startswith("[Vulkan Loader]")]
+    print("\n".join(ln for ln in lines if not ln.startswith("lowlat: config:"))[-4000:])
+    if "ThreadSanitizer" in out:
+        raise Fail("ThreadSanitizer reported:\n" + out[max(0, out.index("ThreadSanitizer") - 200):][:6000])
+    if p.returncode == SKIP:
+        reason = next((ln for ln in lines if "not offered" in ln), "the app skipped")
+        return SKIP, reason, tmp
+    order = re.findall(r'Insert instance layer "([A-Za-z_]+)"', out)
+    want = ["VK_LAYER_LOWLAT_vdisplay"] + ([] if args.no_validation else ["VK_LAYER_KHRONOS_validation"]) + \
+        (["VK_LAYER_LOWLAT_faults"] if args.faults else []) + ["VK_LAYER_LOWLAT_limiter"]
+    if [x for x in order if x in want][:len(want)] != want:
+        if not args.no_validation and "VK_LAYER_KHRONOS_validation" not in order:
+            return SKIP, "the validation layer is not installed", tmp
+        raise Fail(f"chain (driver upwards) {order}, expected {want}")
+    if p.returncode != 0:
+        raise Fail(f"{os.path.basename(args.app)} exited with {p.returncode}")
+    if not args.no_validation:
+        if not os.path.exists(vlog):
+            raise Fail("the validation layer wrote no log")
+        text = open(vlog).read()
+        if text.strip():
+            raise Fail("validation messages:\n" + text[:4000])
+        print("validation: clean")
+
+    m = re.search(r"^\w+: (\d+) frames in [\d.]+ s, (\d+) presented, (\d+) out of date, (\d+) suboptimal, "
+                  r"(\d+) recreates", out, re.M)
+    if not m:
+        raise Fail("no summary line from the app")
+    n_frames, presented, out_of_date, suboptimal, recreates = map(int, m.groups())
+    with open(frames_csv) as f:
+        frames = list(csv.DictReader(f))
+    for r in frames:
+        for k in ("frame", "swapchain", "present_id", "start_ns", "present_ns", "release_ns", "signal_ns",
+                  "target_ns"):
+            r[k] = int(r[k])
+    if len(frames) != n_frames:
+        raise Fail(f"{len(frames)} rows in the app's CSV for {n_frames} frames")
+
+    errors = []
+    sums = summaries(out)
+    if len(sums) != recreates + 1:
+        errors.append(f"{len(sums)} lowlat summaries for the {recreates + 1} swapchains the app made")
+    failed_presents = sum(1 for r in frames if r["result"] == "VK_ERROR_OUT_OF_DATE_KHR")
+    if sum(s[0] for s in sums) != presented or sum(s[1] for s in sums) != failed_presents:
+        errors.append(f"lowlat counted {sum(s[0] for s in sums)} presents and {sum(s[1] for s in sums)} failed, "
+                      f"the app presented {presented} and had {failed_presents} fail")
+    if args.faults:
+        injected = re.findall(r"^faults: (\w+) call \d+ -> (\w+)", out, re.M)
+        want_faults = args.faults.count(",") + 1
+        if len(injected) != want_faults:
+            errors.append(f"{len(injected)} faults injected of the {want_faults} asked for")
+        if (out_of_date + suboptimal) < want_faults or recreates < want_faults:
+            errors.append(f"the app saw {out_of_date} OUT_OF_DATE and {suboptimal} SUBOPTIMAL and recreated "
+                          f"{recreates} times for {want_faults} faults")
+    if args.resize and not re.search(r"^lowlat: swapchain 128x80 ", out, re.M):
+        errors.append("no swapchain at the new size (128x80) reached lowlat")
+
+    rows = vdlog.read(truth)
+    vdlog.check_invariants(rows, errors.append)
+    lowlat_rows = read_lowlat_logs(logdir)
+    if len(lowlat_rows) != presented + failed_presents:
+        errors.append(f"lowlat's present log has {len(lowlat_rows)} rows for {presented + failed_presents} presents")
+    if args.targets:
+        check_targets(frames, rows, out, errors)
+    late = None if errors else late_start(frames, lowlat_rows, rows, args.latency, args.across_recreates, errors)
+    if errors:
+        raise Fail("; ".join(errors[:6]))
+
+    fps = float(args.fps)
+    game = steady_rate(frames, "start_ns")
+    display, _ = vdlog.new_images_per_second(rows)
+    # Stalls: lowlat's CPU pacer counts the frames it re-anchored after; on its display grid a late
+    # frame shows as a new image more than a frame and a quarter after the one before (at 60 fps
+    # on 120 Hz: 3 refreshes instead of 2) and restarts the grid without a count.
+    reanchors = sum(s[2] for s in sums)
+    by_chain = {}
+    for r in rows:
+        if r["event"] == "shown":
+            by_chain.setdefault(r["swapchain"], []).append(r["time_ns"])
+    misses = sum(1 for times in by_chain.values() for a, b in zip(times, times[1:])
+                 if b - a > 1.25 * 1e9 / fps)
+    stalls = reanchors + misses
+    print(f"the game thread started frames at {game:.2f} fps for a cap of {args.fps} ({(game / fps - 1) * 100:+.2f}%); "
+          f"the display showed {display:.2f} new images/s ({(display / fps - 1) * 100:+.2f}%); lowlat re-anchored "
+          f"{reanchors} times, {misses} images came more than 1.25 frames after the one before")
+    release_ms, gate_ms, photon_ms, late_ms, (gap_ms, gap_frame) = late
+    frame_ms = 1000 / fps
+    print(f"latency {args.latency}: the game thread starts frame N {release_ms:.2f} ms (median) after lowlat's wait for "
+          f"frame N - {args.latency} ends ({gate_ms:.2f} ms after that or, if later, frame N - {args.latency}'s "
+          f"first pixel or GPU work done), {photon_ms:.2f} ms ({photon_ms / frame_ms:.2f} frames) before its first "
+          f"pixel, {late_ms:.2f} ms before lowlat's wait for its own present ends")
+    where = "across swapchains" if args.across_recreates else "on one swapchain"
+    print(f"the shortest time between two of lowlat's releases {where}: {gap_ms:.2f} ms (before frame "
+          f"{gap_frame}, mode {frames[gap_frame - 1]['mode']}, swapchain {frames[gap_frame - 1]['swapchain']})")
+    if args.min_release_interval_ms is not None and gap_ms < args.min_release_interval_ms:
+        raise Fail(f"lowlat released frame {gap_frame} {gap_ms:.2f} ms after the one before, less than "
+                   f"{args.min_release_interval_ms} ms: faster than the cap")
+    for name, rate in (("game thread", game), ("display", display)):
+        if rate > fps * (1 + BOUND):
+            raise Fail(f"the {name} ran faster than the cap")
+    # The start follows both; clock reads of three processes' threads: a few us either way.
+    if args.release_max_ms is not None and not -0.05 <= gate_ms <= args.release_max_ms:
+        raise Fail(f"the game thread starts frame N {gate_ms:.2f} ms after frame N - {args.latency} was released "
+                   f"by lowlat (and shown or done), not within [0, {args.release_max_ms}] ms")
+    if args.photon_max_frames is not None and photon_ms > args.photon_max_frames * frame_ms:
+        raise Fail(f"the game thread starts {photon_ms:.2f} ms before its frame's first pixel, more than "
+                   f"{args.photon_max_frames} frames")
+    if args.late_max_ms is not None and late_ms > args.late_max_ms:
+        raise Fail(f"the game thread starts {late_ms:.2f} ms before lowlat's wait for its present ends, more "
+                   f"than {args.late_max_ms} ms: the late wait does not reach it")
+    if min(game, display) < fps * (1 - BOUND):
+        if stalls:
+            return SLOWED, f"slower than the cap after {reanchors} re-anchors and {misses} late images", tmp
+        raise Fail("slower than the cap without any stall")
+    return 0, "", tmp
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--app", required=True)
+    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
+    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
+    ap.add_argument("--faults-manifest-dir")
+    ap.add_argument("--faults", help="LOWLAT_FAULTS for the faults layer, put between validation and lowlat")
+    ap.add_argument("--hz", default="120")
+    ap.add_argument("--fps", default="60")
+    ap.add_argument("--release-max-ms", type=float,
+                    help="at most this from lowlat's release of frame N - L (or its first pixel or GPU work "
+                    "done, if later) to frame N's start")
+    ap.add_argument("--photon-max-frames", type=float,
+                    help="at most this many frames at the cap from a frame's start to its first pixel")
+    ap.add_argument("--min-release-interval-ms", type=float,
+                    help="at least this between two of lowlat's releases (a swapchain's first two left out)")
+    ap.add_argument("--across-recreates", action="store_true",
+                    help="--min-release-interval-ms holds for a new swapchain's first frames too")
+    ap.add_argument("--late-max-ms", type=float,
+                    help="at most this from a frame's start to the end of lowlat's wait for its present")
+    ap.add_argument("--targets", action="store_true", help="check the app's own present-timing targets")
+    ap.add_argument("--resize", action="store_true", help="the app resizes mid-run (--resize-at)")
+    ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
+    ap.add_argument("--attempts", type=int, default=3)
+    ap.add_argument("app_args", nargs="*")
+    args = ap.parse_args()
+    lat = [b for a, b in zip(args.app_args, args.app_args[1:]) if a == "--latency"]
+    args.latency = int(lat[0]) if lat else 3  # both apps' default, as DXVK's and vkd3d-proton's
+    if args.faults and not args.faults_manifest_dir:
+        ap.error("--faults needs --faults-manifest-dir")
+
+    reason = ""
+    for attempt in range(1, args.attempts + 1):
+        try:
+            rc, reason, tmp = run_once(args, attempt)
+        except Fail as e:
+            print("FAIL:", e)
+            return 1
+        if rc == SKIP:
+            print("SKIP:", reason)
+            return SKIP
+        if rc == 0:
+            shutil.rmtree(tmp)
+            return 0
+        print(f"run {attempt}: {reason}; files kept in {tmp}")
+    print(f"SKIP: the machine is overloaded: {args.attempts} runs were each {reason} (every other check held)")
+    return SKIP
+
+
+if __name__ == "__main__":
+    sys.exit(main())
