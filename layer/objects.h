@@ -17,6 +17,7 @@
 #define LOWLAT_OBJECTS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -58,6 +59,11 @@ struct lowlat_device {
 	bool timing, app_timing;
 	const char *timing_reason;
 	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct lowlat_swapchain */
+	/* The latest release of the app by any of its swapchains (CLOCK_MONOTONIC ns, 0 before one): a
+	 * swapchain created to replace another (DXVK recreates without oldSwapchain) continues its
+	 * grid from there instead of letting its first frame go unpaced. Written by presenting
+	 * threads, hence atomic; relaxed: it is a time, not a guard for other data. */
+	_Atomic int64_t last_release_ns;
 };
 
 /* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
@@ -154,6 +160,12 @@ struct lowlat_swapchain {
 	int64_t display_target_ns;
 
 	struct lowlat_swapchain_timing timing;
+
+	/* This swapchain's latest release of the app, and whether the display grid (true) or the CPU
+	 * pacer set it: a present that switches paths (a per-present mode change, the refresh becoming
+	 * known) continues from it rather than restarting from "now". */
+	int64_t last_release_ns;
+	bool last_release_display;
 };
 
 /* Global maps keyed by dispatch key. */

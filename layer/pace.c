@@ -115,6 +115,21 @@ void lowlat_pacer_delay(struct lowlat_pacer *p, int64_t delta_ns)
 	p->delay_ns += delta_ns;
 }
 
+void lowlat_pacer_restart_at(struct lowlat_pacer *p, int64_t t_ns)
+{
+	if (!p->mfps)
+		return;
+	anchor_at(p, t_ns);
+	p->delay_ns = 0;
+	p->have_last = true;
+	p->last_deadline_ns = t_ns;
+}
+
+int64_t lowlat_pacer_interval_ns(const struct lowlat_pacer *p)
+{
+	return p->mfps ? p->whole_ns : 0;
+}
+
 uint32_t lowlat_fps_to_mfps(double fps)
 {
 	/* The config module has refused anything outside 0 and LOWLAT_FPS_MIN..MAX; clamp anyway, so

@@ -65,6 +65,14 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *pacer, int64_t now_ns);
  * The display-aware pacer uses it to let a queue of frames behind V-Sync drain (present.c). */
 void lowlat_pacer_delay(struct lowlat_pacer *pacer, int64_t delta_ns);
 
+/* Continues the grid from a deadline that was met elsewhere: the next deadline is one interval
+ * after t_ns. For a swapchain whose frames were paced by another path (the display grid, another
+ * swapchain of the same device) up to t_ns. Not a re-anchor: nothing was lost. */
+void lowlat_pacer_restart_at(struct lowlat_pacer *pacer, int64_t t_ns);
+
+/* The cap's interval, rounded down to whole ns; 0 when off. */
+int64_t lowlat_pacer_interval_ns(const struct lowlat_pacer *pacer);
+
 /* A cap in fps, as the config delivers it, in millihertz for lowlat_pacer_set_mfps: 0 for off (0,
  * negative, NaN), clamped to LOWLAT_FPS_MIN..MAX, rounded to 0.001 fps. */
 uint32_t lowlat_fps_to_mfps(double fps);

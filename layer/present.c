@@ -26,6 +26,7 @@
  * (log.c) gets one record per present when the config turns it on.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "clock.h"
@@ -143,6 +144,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	lowlat_sleeper_init(&sc->sleeper);
 	lowlat_config_defaults(&sc->config);
 	swapchain_refresh(sc);
+	/* A swapchain replacing another (a resize; DXVK and vkd3d-proton recreate without
+	 * oldSwapchain) continues the device's latest release: its first frame is paced like any. */
+	int64_t prev_release = atomic_load_explicit(&dev->last_release_ns, memory_order_relaxed);
+	if (prev_release && sc->pacer.mfps && lowlat_now_ns() - prev_release < LOWLAT_MAX_WAIT_NS) {
+		lowlat_pacer_restart_at(&sc->pacer, prev_release);
+		sc->last_release_ns = prev_release;
+	}
 	sc->frame_start_ns = sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 	fallback = setup.timing ? lowlat_timing_swapchain_init(sc, setup.stage_queries) : setup.reason;
 
@@ -239,7 +247,11 @@ static int64_t swapchain_deadline(struct lowlat_swapchain *sc, int64_t now_ns)
 	int64_t deadline;
 
 	swapchain_refresh(sc);
+	/* The display grid paced the previous frame: this one is an interval after that release. */
+	if (sc->last_release_display)
+		lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns);
 	deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns);
+	sc->last_release_display = false;
 	if (sc->pacer.reanchors != reanchors)
 		LOWLAT_DEBUG("frame %" PRIu64 " was %.2f ms behind its deadline: pacing restarts from it",
 		             sc->presents, (double)sc->pacer.behind_ns * 1e-6);
@@ -267,6 +279,9 @@ struct present_wait {
 
 static void wait_consider(struct present_wait *w, struct lowlat_swapchain *sc, int64_t deadline_ns)
 {
+	/* The release this swapchain asked for, where the next path or swapchain continues from. */
+	sc->last_release_ns = deadline_ns;
+	atomic_store_explicit(&sc->device->last_release_ns, deadline_ns, memory_order_relaxed);
 	if (!w->sc || deadline_ns > w->deadline_ns) {
 		w->deadline_ns = deadline_ns;
 		w->sc = sc;
@@ -514,17 +529,26 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 	int64_t lead = lowlat_display_lead_ns(
 	        &t->ready, refresh, t->margin_ns >= 0 ? t->margin_ns : lowlat_display_margin_ns(refresh));
 	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
+	/* The CPU pacer released the previous frame (start-up, a per-present switch from a mode that
+	 * takes no targets): the grid continues an interval after that release, not from now. */
+	bool from_cpu = !sc->last_release_display && sc->last_release_ns;
+	int64_t earliest = now_ns;
 
+	if (from_cpu && sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer) > earliest)
+		earliest = sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer);
 	if (n && sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
 		/* The refresh grid: n refreshes after this present's target, kept in phase with the
 		 * refresh starts the display reports (the rounded duration would otherwise drift). */
 		next = lowlat_refresh_nearest(sc->display_target_ns + n * refresh, t->vblank_ns, refresh);
 	} else if (n) {
 		/* Starting (or restarting) the refresh grid: the first refresh the next frame can make. */
-		next = lowlat_refresh_at_or_after(now_ns + lead, t->vblank_ns, refresh);
+		next = lowlat_refresh_at_or_after(earliest + lead, t->vblank_ns, refresh);
 	} else {
 		/* The time grid. The pacer paces ready times: it is given when the next frame would be
-		 * ready if released now, and its deadline is that frame's target. */
+		 * ready if released now, and its deadline is that frame's target. From the CPU pacer, its
+		 * grid moves into ready times: the last release plus the lead. */
+		if (from_cpu)
+			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
 		next = lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead);
 		if (!t->vrr)
 			next = lowlat_refresh_at_or_after(next, t->vblank_ns, refresh);
@@ -547,6 +571,7 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 	t->target_ns = next;
 	t->lead_ns = lead;
 	t->have_target = true;
+	sc->last_release_display = true;
 	return next - lead;
 }
 

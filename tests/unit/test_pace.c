@@ -258,6 +258,26 @@ static void delay_moves_the_grid(void)
 	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 1, 60000));
 }
 
+/* Continuing from a release made elsewhere: the next deadline an interval after it, no re-anchor. */
+static void restart_continues_from_a_release(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 60);
+	late_frame(&p, 2 * MS);
+	/* Another path released the app at 1500 ms; this pacer was last used long before. */
+	lowlat_pacer_restart_at(&p, 1500 * MS);
+	timeline.now_ns = 1503 * MS;
+	CHECK_EQ_I64(lowlat_pacer_next_deadline(&p, timeline.now_ns), grid(1500 * MS, 1, 60000));
+	CHECK_EQ_I64(p.reanchors, 0);
+	CHECK_EQ_I64(lowlat_pacer_interval_ns(&p), 16666666);
+	/* Off: nothing to continue. */
+	reset(&p, 0);
+	lowlat_pacer_restart_at(&p, 1500 * MS);
+	CHECK(!p.anchored);
+	CHECK_EQ_I64(lowlat_pacer_interval_ns(&p), 0);
+}
+
 static void cap_zero_is_off(void)
 {
 	struct lowlat_pacer p;
@@ -347,6 +367,7 @@ int main(void)
 	RUN(cap_change_at_run_time);
 	RUN(swapchains_in_one_call);
 	RUN(delay_moves_the_grid);
+	RUN(restart_continues_from_a_release);
 	RUN(cap_zero_is_off);
 	RUN(backwards_time_never_waits_long);
 	RUN(setter_clamps);
