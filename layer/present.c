@@ -509,6 +509,7 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 			        .blocked_ns = sc->acquire_blocked_ns,
 			        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
 			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+			        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
 			        .target_ns = sc->display_target_ns,
 			        .seq = ++t->pushed_seq,
 			};

@@ -323,6 +323,11 @@ static struct lowlat_pending_present *pending_pop(struct lowlat_swapchain_timing
 	return p;
 }
 
+/* How much later than its ready time a FIFO_RELAXED image must go out to count as having waited
+ * for a refresh: a torn present goes out as soon as it is ready (the virtual display: at exactly
+ * that time; real hardware: within the scan-out's own latency, tens of us). */
+#define LOWLAT_TEAR_SLACK_NS 100000ll /* 100 us */
+
 static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
@@ -379,8 +384,12 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	}
 	if (out_ns)
 		t->prev_out_ns = out_ns;
-	/* A FIFO latch starts a refresh: the grid's phase. (A tearing FIFO_RELAXED present does not.) */
-	if (out_ns && p->vblank_latch && (!t->have_vblank || out_ns > t->vblank_ns)) {
+	/* A FIFO latch starts a refresh: the grid's phase. So does a FIFO_RELAXED one that was ready
+	 * before it went out (it waited for the refresh); one that went out as it became ready was
+	 * late and tore mid-refresh. An app presenting only in FIFO_RELAXED (DXVK with a sync
+	 * interval and tearing allowed) thus gets the display grid too. */
+	bool waited = p->relaxed && ready_ns && out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS;
+	if (out_ns && (p->vblank_latch || waited) && (!t->have_vblank || out_ns > t->vblank_ns)) {
 		t->vblank_ns = out_ns;
 		t->have_vblank = true;
 	}
