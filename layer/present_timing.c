@@ -389,7 +389,12 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	 * late and tore mid-refresh. An app presenting only in FIFO_RELAXED (DXVK with a sync
 	 * interval and tearing allowed) thus gets the display grid too. */
 	bool waited = p->relaxed && ready_ns && out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS;
-	if (out_ns && (p->vblank_latch || waited) && (!t->have_vblank || out_ns > t->vblank_ns)) {
+	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
+	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
+	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does
+	 * replaces the guess. */
+	bool guess = p->relaxed && !t->have_vblank;
+	if (out_ns && (p->vblank_latch || waited || guess) && (!t->have_vblank || out_ns > t->vblank_ns)) {
 		t->vblank_ns = out_ns;
 		t->have_vblank = true;
 	}
