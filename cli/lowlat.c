@@ -85,9 +85,9 @@ static int find_games(struct game *games, char *dir, size_t dir_size)
 
 static bool is_command(const char *word)
 {
-	static const char *const words[] = {"status", "reset",        "fps",
-	                                    "method", "present_mode", "max_latency_frames",
-	                                    "log",    "log_dir",      "enabled"};
+	static const char *const words[] = {
+	        "status", "reset",   "fps",     "method",        "present_mode", "max_latency_frames",
+	        "log",    "log_dir", "enabled", "stack_limiters"};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(word, words[i]))
 			return true;

@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "dispatch.h"
+#include "latency_sleep.h"
 #include "lowlat_config.h"
 #include "pace.h"
 #include "pace_display.h"
@@ -40,6 +41,9 @@ struct lowlat_instance {
 	 * app's or added by lowlat. */
 	bool surface_caps2;
 	PFN_vkGetPhysicalDeviceFeatures2 features2;
+	/* DXVK or vkd3d-proton limits its own frame rate (engine.h): why, for the one line saying so. */
+	bool engine_limits;
+	char engine_limit[96];
 };
 
 struct lowlat_device {
@@ -57,7 +61,8 @@ struct lowlat_device {
 	 * string, for the one line each swapchain prints about its pacing level). */
 	bool timing, app_timing;
 	const char *timing_reason;
-	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct lowlat_swapchain */
+	struct lowlat_map swapchains;         /* VkSwapchainKHR -> struct lowlat_swapchain */
+	struct lowlat_latency_device latency; /* VK_NV_low_latency2 (latency_sleep.c) */
 };
 
 /* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
@@ -134,6 +139,10 @@ struct lowlat_swapchain {
 	int64_t display_target_ns;
 
 	struct lowlat_swapchain_timing timing;
+	/* VK_NV_low_latency2: the app's sleep mode and the latency-sleep wait point (latency_sleep.c). */
+	struct lowlat_swapchain_latency latency;
+	/* The app set its own present-timing targets: said once that lowlat adds no cap over them. */
+	bool app_targets_told;
 };
 
 /* Global maps keyed by dispatch key. */
