@@ -2,7 +2,13 @@
 # Real DXVK, natively: our D3D11 program (tests/apps/d3d11) built against DXVK-native, on an SDL2
 # window under Xvfb, on lavapipe, through lowlat with validation below it.
 #
-#   dxvk_native.sh PROGRAM [FPS [latency-sleep]]
+#   dxvk_native.sh PROGRAM [FPS [latency-sleep | latency-sleep-nv VDISPLAY_MANIFEST_DIR LOWLAT_CLI]]
+#
+# latency-sleep-nv: the program runs under the `lowlat` wrapper (its DXVK settings), on the virtual
+# display (60 Hz, below validation: it offers the present ids DXVK needs before it uses
+# VK_NV_low_latency2), so DXVK sleeps through vkLatencySleepNV, which lowlat provides; lowlat must
+# say the swapchain's wait point is "latency-sleep", have paced nearly every sleep, and the program's
+# own frame start must follow lowlat's release (the end of the sleep) within 2 ms.
 #
 # With FPS, run with LOWLAT_FPS=FPS and the present log on, check the cap and print how late the
 # game thread starts a frame behind lowlat's wait; with latency-sleep also set DXVK_CONFIG as the
@@ -35,6 +41,26 @@ if [ "$mode" = latency-sleep ]; then
 	export DXVK_LATE_START_MAX_MS=8
 fi
 
+wrapper=()
+if [ "$mode" = latency-sleep-nv ]; then
+	export VK_ADD_LAYER_PATH="$4" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=60
+	export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+	wrapper=("$5" --)
+	# Frame start after lowlat's release: between 0 and 2 ms (the time from the semaphore signal to
+	# DXVK's return from Present), so the median of (release - start) lies in -2..0 ms.
+	export DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
+fi
+
 # SDL on X11 (Xvfb), whatever else the machine might offer.
 export DXVK_WSI_DRIVER=SDL2 SDL_VIDEODRIVER=x11
-dxvk_test "$name" "$(basename "$program")" "$program"
+dxvk_test "$name" "$(basename "$program")" "${wrapper[@]}" "$program"
+if [ "$mode" = latency-sleep-nv ]; then
+	out="$e2e_tmp/$name.out"
+	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
+		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
+	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
+		fail "$name: no swapchain got the wait point \"latency-sleep\""
+	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
+	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
+	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
+fi
