@@ -67,7 +67,7 @@ struct lowlat_config {
 	char log_dir[LOWLAT_CONFIG_PATH_MAX]; /* "" = default */
 	bool enabled;
 	/* When the app limits its own frame rate (its own present-timing targets, minimumIntervalUs in
-	 * VK_NV_low_latency2, DXVK_FRAME_RATE, dxvk.maxFrameRate, VKD3D_FRAME_RATE), lowlat adds no cap
+	 * VK_NV_low_latency2, dxgi/d3d9.maxFrameRate in DXVK_CONFIG, VKD3D_FRAME_RATE), lowlat adds no cap
 	 * of its own unless this is true: two limiters on one frame fight over its start. */
 	bool stack_limiters;
 };

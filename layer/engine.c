@@ -64,18 +64,14 @@ static bool positive(const char *value)
 bool lowlat_engine_limiter(const char *engine_name, const struct lowlat_engine_env *env, char *dst,
                            size_t size)
 {
-	static const char *const dxvk_keys[] = {"dxgi.maxFrameRate", "d3d9.maxFrameRate",
-	                                        "dxvk.maxFrameRate"};
+	/* The frame rate limits DXVK 3.1.1 reads (its libraries name no other maxFrameRate). */
+	static const char *const dxvk_keys[] = {"dxgi.maxFrameRate", "d3d9.maxFrameRate"};
 	const char *kind = lowlat_engine_kind(engine_name);
 	char value[64];
 
 	if (!kind)
 		return false;
 	if (!strcmp(kind, "DXVK")) {
-		if (positive(env->dxvk_frame_rate)) {
-			snprintf(dst, size, "DXVK_FRAME_RATE=%s", env->dxvk_frame_rate);
-			return true;
-		}
 		for (size_t i = 0; i < sizeof(dxvk_keys) / sizeof(dxvk_keys[0]); i++)
 			if (lowlat_dxvk_config_get(env->dxvk_config, dxvk_keys[i], value, sizeof(value)) &&
 			    positive(value)) {

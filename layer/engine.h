@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 struct lowlat_engine_env {
-	const char *dxvk_frame_rate;  /* DXVK_FRAME_RATE */
 	const char *dxvk_config;      /* DXVK_CONFIG */
 	const char *vkd3d_frame_rate; /* VKD3D_FRAME_RATE */
 	const char *vkd3d_latency;    /* VKD3D_SWAPCHAIN_LATENCY_FRAMES */
@@ -21,8 +20,11 @@ struct lowlat_engine_env {
 /* "DXVK" or "vkd3d" (as they name themselves), else NULL. */
 const char *lowlat_engine_kind(const char *engine_name);
 
-/* Why the engine limits its own frame rate ("DXVK_FRAME_RATE=60", "dxgi.maxFrameRate = 60 in
- * DXVK_CONFIG", "VKD3D_FRAME_RATE=60"), written into dst; false when it does not. */
+/* Why the engine limits its own frame rate ("dxgi.maxFrameRate = 60 in DXVK_CONFIG",
+ * "VKD3D_FRAME_RATE=60"), written into dst; false when it does not. DXVK_FRAME_RATE is not counted:
+ * DXVK 3.1.1 does not read it (the string is in none of its libraries, and a DXVK-native program
+ * with DXVK_FRAME_RATE=45 ran at 414 fps on lavapipe), and taking lowlat's cap away for a limiter
+ * that is not there would leave the game with none. */
 bool lowlat_engine_limiter(const char *engine_name, const struct lowlat_engine_env *env, char *dst,
                            size_t size);
 

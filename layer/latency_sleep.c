@@ -12,7 +12,10 @@
  * picks between them so that two limiters never stack unless `stack_limiters` says so.
  *
  * Lock order: the device map, then a device's latency lock (present.c takes it around its pacer
- * for such devices). No lock is held while sleeping or calling down.
+ * for such devices), then that device's swapchain map (a lookup under the latency lock finds the
+ * swapchain whose sleep ended; a destroyed swapchain leaves the map before its latency state is
+ * torn down under the latency lock, so what the lookup returns stays valid while it is held). No
+ * lock is held while sleeping or calling down.
  */
 #include "latency_sleep.h"
 
@@ -39,23 +42,44 @@
 
 /* ---- offering the extension ---- */
 
-/* Whether the driver below lists the extension; false when it cannot be asked. */
-static bool below_has_extension(struct lowlat_instance *inst, VkPhysicalDevice physical)
+/* What the chain below offers. The extension depends on VK_KHR_present_id or present_id2 (and
+ * timeline semaphores, core in every Vulkan 1.2 driver): lowlat offers it only where one of those
+ * is there, so what the app sees stays a valid set of extensions; DXVK uses it only then anyway. */
+enum below {
+	BELOW_HAS,     /* the driver has it: pass through */
+	BELOW_EMULATE, /* it lacks it but has present ids: lowlat provides it */
+	BELOW_CANNOT,  /* neither: not offered */
+};
+
+static enum below classify(const VkExtensionProperties *props, uint32_t count)
+{
+	bool present_id = false;
+
+	for (uint32_t i = 0; i < count; i++) {
+		if (!strcmp(props[i].extensionName, EXT_NAME))
+			return BELOW_HAS;
+		present_id = present_id ||
+		             !strcmp(props[i].extensionName, VK_KHR_PRESENT_ID_EXTENSION_NAME) ||
+		             !strcmp(props[i].extensionName, "VK_KHR_present_id2");
+	}
+	return present_id ? BELOW_EMULATE : BELOW_CANNOT;
+}
+
+static enum below below_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
 {
 	VkExtensionProperties *props;
 	uint32_t count = 0;
-	bool found = false;
+	enum below b = BELOW_CANNOT;
 
 	if (!inst->vk.EnumerateDeviceExtensionProperties ||
 	    inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS)
-		return false;
+		return BELOW_CANNOT;
 	if (!(props = calloc(count ? count : 1, sizeof(*props))))
-		return false;
+		return BELOW_CANNOT;
 	if (inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, props) >= 0)
-		for (uint32_t i = 0; i < count && !found; i++)
-			found = !strcmp(props[i].extensionName, EXT_NAME);
+		b = classify(props, count);
 	free(props);
-	return found;
+	return b;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(VkPhysicalDevice physical,
@@ -96,10 +120,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(
 		return result;
 	}
 	total = n;
-	bool found = false;
-	for (uint32_t i = 0; i < n && !found; i++)
-		found = !strcmp(below[i].extensionName, EXT_NAME);
-	if (!found)
+	if (classify(below, n) == BELOW_EMULATE)
 		below[total++] = ours;
 	if (!out) {
 		*count = total;
@@ -115,8 +136,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(
 }
 
 /* VkLatencySurfaceCapabilitiesNV: every present mode of the surface works with lowlat's sleep,
- * which does not depend on the mode. Filled after the call down, which got the app's chain as it
- * is (the struct cannot be unlinked without writing the app's pNext pointers; drivers skip
+ * which does not depend on the mode. The driver must not see the struct: when it comes first in
+ * the chain (the usual place) the call goes down with a copy of the head that skips it, and the
+ * answer is copied into the app's head (an output struct, ours to fill); deeper in the chain it
+ * cannot be skipped without writing the app's pNext pointers, and goes down as it is (drivers skip
  * structure types they do not know). */
 static VKAPI_ATTR VkResult VKAPI_CALL lowlat_GetPhysicalDeviceSurfaceCapabilities2KHR(
         VkPhysicalDevice physical, const VkPhysicalDeviceSurfaceInfo2KHR *info,
@@ -128,14 +151,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_GetPhysicalDeviceSurfaceCapabilitie
 
 	if (!inst || !inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR)
 		return VK_ERROR_INITIALIZATION_FAILED;
-	result = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, caps);
-	if (result != VK_SUCCESS)
-		return result;
 	for (VkBaseOutStructure *s = caps->pNext; s; s = s->pNext)
 		if (s->sType == VK_STRUCTURE_TYPE_LATENCY_SURFACE_CAPABILITIES_NV)
 			latency = (VkLatencySurfaceCapabilitiesNV *)s;
 	if (!latency || !inst->vk.GetPhysicalDeviceSurfacePresentModesKHR ||
-	    below_has_extension(inst, physical))
+	    below_support(inst, physical) != BELOW_EMULATE)
+		return inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, caps);
+	if (caps->pNext == (void *)latency) {
+		VkSurfaceCapabilities2KHR head = *caps;
+		head.pNext = (void *)latency->pNext;
+		result = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, &head);
+		caps->surfaceCapabilities = head.surfaceCapabilities;
+	} else {
+		result = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, caps);
+	}
+	if (result != VK_SUCCESS)
 		return result;
 	uint32_t n = 0;
 	VkPresentModeKHR modes[16];
@@ -169,9 +199,10 @@ void lowlat_latency_device_setup(struct lowlat_instance *inst, VkPhysicalDevice 
 		wanted = wanted || !strcmp(app->ppEnabledExtensionNames[i], EXT_NAME);
 	if (!wanted)
 		return;
-	if (below_has_extension(inst, physical)) {
-		s->mode = LOWLAT_LATENCY_NATIVE;
-		return;
+	switch (below_support(inst, physical)) {
+	case BELOW_HAS: s->mode = LOWLAT_LATENCY_NATIVE; return;
+	case BELOW_CANNOT: return; /* not offered: the driver refuses it as it would without lowlat */
+	case BELOW_EMULATE: break;
 	}
 	s->mode = LOWLAT_LATENCY_EMULATED;
 	if (!(s->names = calloc(n, sizeof(*s->names)))) {
@@ -333,25 +364,31 @@ const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_devi
 
 /* ---- owed signals ---- */
 
-/* Sends the claimed signal book.items[i] (the caller holds the lock, which is released around the
- * call down and held again on return). A lower claimed value of the same semaphore goes first: a
- * timeline is only ever signalled upwards. Records the wait's end for the swapchain's log. */
+/* The index of the claimed signal (semaphore, value) in the book, -1 when it is gone. */
+static int find_claimed(const struct lowlat_owed_book *book, uint64_t semaphore, uint64_t value)
+{
+	for (uint32_t i = 0; i < book->count; i++)
+		if (book->items[i].claimed && book->items[i].semaphore == semaphore &&
+		    book->items[i].value == value)
+			return (int)i;
+	return -1;
+}
+
+/* Sends the claimed signal book.items[i]. The caller holds the lock; it is released around the
+ * call down and held again on return. A lower claimed value of the same semaphore goes first (a
+ * timeline is only ever signalled upwards): its claimer's release is earlier, so this waits for at
+ * most the rest of that one's sleep. Records the sleep's end for the swapchain's log. */
 static void signal_claimed_locked(struct lowlat_device *dev, int i)
 {
 	struct lowlat_latency_device *l = &dev->latency;
-	struct lowlat_owed o;
+	const struct lowlat_owed o = l->book.items[i];
 	uint64_t current = 0;
 
-	while (lowlat_owed_lower_claimed(&l->book, i)) {
-		o = l->book.items[i];
+	while (i >= 0 && lowlat_owed_lower_claimed(&l->book, i)) {
 		pthread_cond_wait(&l->cond, &l->lock);
-		/* Items move when others are removed: find ours again (claimed, so still there). */
-		for (i = 0; i < (int)l->book.count; i++)
-			if (l->book.items[i].claimed && l->book.items[i].semaphore == o.semaphore &&
-			    l->book.items[i].value == o.value)
-				break;
+		/* Items move when others are removed: find ours again (claimed: only we remove it). */
+		i = find_claimed(&l->book, o.semaphore, o.value);
 	}
-	o = l->book.items[i];
 	pthread_mutex_unlock(&l->lock);
 	VkSemaphore sem = (VkSemaphore)(uintptr_t)o.semaphore;
 	/* The app may have signalled it past our value itself; a signal at or below would be invalid. */
@@ -364,11 +401,7 @@ static void signal_claimed_locked(struct lowlat_device *dev, int i)
 	}
 	int64_t end_ns = lowlat_now_ns();
 	pthread_mutex_lock(&l->lock);
-	for (i = 0; i < (int)l->book.count; i++)
-		if (l->book.items[i].claimed && l->book.items[i].semaphore == o.semaphore &&
-		    l->book.items[i].value == o.value)
-			break;
-	if (i < (int)l->book.count)
+	if ((i = find_claimed(&l->book, o.semaphore, o.value)) >= 0)
 		lowlat_owed_done(&l->book, i);
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, (VkSwapchainKHR)(uintptr_t)o.swapchain);
 	if (sc && sc->latency.have_wait && sc->latency.wait_end_ns == LOWLAT_LOG_UNKNOWN)
@@ -459,7 +492,17 @@ bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain
 	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
 		return false;
 	pthread_mutex_lock(&dev->latency.lock);
-	owns = sc->latency.sleep_point;
+	struct lowlat_swapchain_latency *sl = &sc->latency;
+	owns = sl->sleep_point && sl->presents_since_sleep < LOWLAT_SLEEPLESS_PRESENTS;
+	if (sl->sleep_point && ++sl->presents_since_sleep == LOWLAT_SLEEPLESS_PRESENTS) {
+		/* Said again at the next sleep. */
+		sl->announced = false;
+		pthread_mutex_unlock(&dev->latency.lock);
+		LOWLAT_INFO(
+		        "swapchain %ux%u: wait point \"present\" again (no latency sleep for %u presents)",
+		        sc->extent.width, sc->extent.height, LOWLAT_SLEEPLESS_PRESENTS);
+		return owns;
+	}
 	pthread_mutex_unlock(&dev->latency.lock);
 	return owns;
 }
@@ -555,7 +598,8 @@ static void sleep_precisely_until(int64_t deadline_ns)
 static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkSwapchainKHR swapchain,
                                                             const VkLatencySleepInfoNV *info)
 {
-	LATENCY_HOOK_DEVICE(dev, device, VK_ERROR_INITIALIZATION_FAILED)
+	/* VK_ERROR_UNKNOWN: the one error code vk.xml gives this command besides validation's. */
+	LATENCY_HOOK_DEVICE(dev, device, VK_ERROR_UNKNOWN)
 	struct lowlat_latency_device *l = &dev->latency;
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
 	int64_t now = lowlat_now_ns(), release = now;
@@ -577,6 +621,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 		release = lowlat_latency_release_ns(own, own_ns, app, app_ns, true, now, &paced);
 		announce = !sl->announced;
 		sl->announced = sl->sleep_point = true;
+		sl->presents_since_sleep = 0;
 		app_told = sc->pacer.mfps && sl->app_pacer.mfps && !stack && !sl->app_paces_told;
 		bool app_rules = app_told && !own;
 		sl->app_paces_told = sl->app_paces_told || app_told;
@@ -890,6 +935,17 @@ PFN_vkVoidFunction lowlat_latency_device_hook(const char *name, int mode)
 			               ? device_hooks[i].function
 			               : NULL;
 	return NULL;
+}
+
+bool lowlat_latency_provides(const char *name)
+{
+	static const char *const commands[] = {"vkSetLatencySleepModeNV", "vkLatencySleepNV",
+	                                       "vkSetLatencyMarkerNV", "vkGetLatencyTimingsNV",
+	                                       "vkQueueNotifyOutOfBandNV"};
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i]))
+			return true;
+	return false;
 }
 
 PFN_vkVoidFunction lowlat_latency_instance_hook(const char *name)

@@ -39,6 +39,11 @@ enum lowlat_latency_mode {
 	LOWLAT_LATENCY_NATIVE,
 };
 
+/* Presents without a latency sleep after which the swapchain's wait point is its present again.
+ * DXVK presents once between two sleeps (it sleeps only after the previous present returned);
+ * 3 leaves room for a late sleep without flipping the wait point back and forth. */
+#define LOWLAT_SLEEPLESS_PRESENTS 3
+
 /* Latency reports kept per swapchain for vkGetLatencyTimingsNV: the spec's own limit (64). */
 #define LOWLAT_LATENCY_REPORTS 64
 
@@ -53,6 +58,9 @@ struct lowlat_latency_report {
  * submit thread presents, and either may set the mode). */
 struct lowlat_swapchain_latency {
 	bool sleep_point; /* the app called vkLatencySleepNV on it: lowlat waits there, not in present */
+	/* Presents since its latest sleep: an app that stops sleeping (DXVK turns latency sleep off
+	 * when the game's Reflex setting does) gets the present's wait back after a few. */
+	uint32_t presents_since_sleep;
 	bool announced;
 	bool low_latency_mode, boost;
 	uint32_t min_interval_us;      /* the app's minimumIntervalUs */
@@ -139,6 +147,9 @@ void lowlat_latency_summary(struct lowlat_device *dev, struct lowlat_swapchain *
  * vkGetInstanceProcAddr (every hook then checks its device). */
 PFN_vkVoidFunction lowlat_latency_device_hook(const char *name, int mode);
 PFN_vkVoidFunction lowlat_latency_instance_hook(const char *name);
+/* Whether name is one of the extension's commands, which lowlat implements even where the driver
+ * below has no such function. */
+bool lowlat_latency_provides(const char *name);
 
 #else
 
@@ -222,6 +233,11 @@ static inline PFN_vkVoidFunction lowlat_latency_instance_hook(const char *name)
 {
 	(void)name;
 	return NULL;
+}
+static inline bool lowlat_latency_provides(const char *name)
+{
+	(void)name;
+	return false;
 }
 
 #endif

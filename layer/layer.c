@@ -29,7 +29,6 @@ static void engine_check(struct lowlat_instance *inst)
 {
 	static atomic_flag hinted = ATOMIC_FLAG_INIT;
 	const struct lowlat_engine_env env = {
-	        .dxvk_frame_rate = getenv("DXVK_FRAME_RATE"),
 	        .dxvk_config = getenv("DXVK_CONFIG"),
 	        .vkd3d_frame_rate = getenv("VKD3D_FRAME_RATE"),
 	        .vkd3d_latency = getenv("VKD3D_SWAPCHAIN_LATENCY_FRAMES"),
@@ -293,7 +292,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice devic
 	 * exception is the extension lowlat itself provides on an emulated device. */
 	next = dev->vk.GetDeviceProcAddr(device, name);
 	hook = lowlat_latency_device_hook(name, dev->latency.mode);
-	if (hook && (next || (dev->latency.mode == LOWLAT_LATENCY_EMULATED && strstr(name, "NV"))))
+	if (hook && (next || (dev->latency.mode == LOWLAT_LATENCY_EMULATED && lowlat_latency_provides(name))))
 		return hook;
 	if (!next)
 		return NULL;
@@ -321,7 +320,7 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance i
 	next = inst->vk.GetInstanceProcAddr(instance, name);
 	/* VK_NV_low_latency2's commands exist for every device lowlat provides it on, driver or not;
 	 * each hook checks its device. */
-	if ((hook = lowlat_latency_device_hook(name, -1)) && (next || strstr(name, "NV")))
+	if ((hook = lowlat_latency_device_hook(name, -1)) && (next || lowlat_latency_provides(name)))
 		return hook;
 	if (!next)
 		return NULL;

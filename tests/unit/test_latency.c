@@ -134,9 +134,6 @@ static void test_engine(void)
 	env.dxvk_config = "dxvk.latencySleep = True; d3d9.maxFrameRate = 72";
 	CHECK(lowlat_engine_limiter("DXVK", &env, s, sizeof(s)));
 	CHECK_STR(s, "d3d9.maxFrameRate = 72 in DXVK_CONFIG");
-	env.dxvk_frame_rate = "90";
-	CHECK(lowlat_engine_limiter("DXVK", &env, s, sizeof(s)));
-	CHECK_STR(s, "DXVK_FRAME_RATE=90");
 	/* Another engine's settings do not count. */
 	CHECK(!lowlat_engine_limiter("vkd3d", &env, s, sizeof(s)));
 	CHECK(!lowlat_engine_limiter("Unity", &env, s, sizeof(s)));
