@@ -8,7 +8,8 @@
  * waits for each value (the precise wait on it); it only polls (the signaler thread signals); it
  * alternates at random between the two with the cap off, so the waiter, the sleeping call and the
  * signaler thread race for the same values; a swapchain destroyed with a sleep outstanding (its
- * signal is sent at once). Each must end with every value signalled exactly once, upwards.
+ * signal is sent at once); and a driver that has the extension (lowlat's cap waited before its
+ * sleep, the app's interval left to it). Each must end with every value signalled exactly once, upwards.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -71,6 +72,32 @@ static VKAPI_ATTR VkResult VKAPI_CALL fake_wait(VkDevice device, const VkSemapho
 	return r;
 }
 
+/* A driver with the extension itself (native mode): its sleep signals at once, and notes when it
+ * was called and the interval it was given. */
+static int64_t native_calls_ns[64];
+static int native_calls;
+static uint32_t native_interval_us = UINT32_MAX;
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_sleep_nv(VkDevice device, VkSwapchainKHR swapchain,
+                                                    const VkLatencySleepInfoNV *info)
+{
+	(void)swapchain;
+	if (native_calls < 64)
+		native_calls_ns[native_calls++] = lowlat_now_ns();
+	return fake_signal(device, &(VkSemaphoreSignalInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+	                                                    .semaphore = info->signalSemaphore,
+	                                                    .value = info->value});
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_sleep_mode_nv(VkDevice device, VkSwapchainKHR swapchain,
+                                                         const VkLatencySleepModeInfoNV *info)
+{
+	(void)device;
+	(void)swapchain;
+	native_interval_us = info->minimumIntervalUs;
+	return VK_SUCCESS;
+}
+
 /* A dispatchable handle: its first word is the dispatch key lowlat looks it up by. */
 static void *device_key[1] = {&device_key};
 static struct lowlat_device dev;
@@ -80,14 +107,18 @@ static const VkSemaphore semaphore = (VkSemaphore)(uintptr_t)0x5e;
 static PFN_vkLatencySleepNV sleep_nv;
 static PFN_vkWaitSemaphores wait_hook;
 
-static void setup(uint32_t mfps)
+static PFN_vkSetLatencySleepModeNV sleep_mode_nv;
+
+static void setup_mode(uint32_t mfps, enum lowlat_latency_mode mode)
 {
 	dev = (struct lowlat_device){.handle = (VkDevice)(void *)device_key};
 	dev.swapchains = (struct lowlat_map)LOWLAT_MAP_INIT;
 	dev.vk.SignalSemaphore = fake_signal;
 	dev.vk.WaitSemaphores = fake_wait;
 	dev.vk.GetSemaphoreCounterValue = fake_counter;
-	lowlat_latency_device_init(&dev, LOWLAT_LATENCY_EMULATED);
+	dev.vk.LatencySleepNV = fake_sleep_nv;
+	dev.vk.SetLatencySleepModeNV = fake_sleep_mode_nv;
+	lowlat_latency_device_init(&dev, mode);
 	CHECK(lowlat_map_insert(&lowlat_devices, lowlat_dispatch_key(dev.handle), &dev));
 	sc = calloc(1, sizeof(*sc));
 	sc->handle = (VkSwapchainKHR)(uintptr_t)0x5c;
@@ -98,15 +129,23 @@ static void setup(uint32_t mfps)
 	lowlat_config_defaults(&sc->config);
 	lowlat_latency_swapchain_init(sc);
 	CHECK(lowlat_map_insert(&dev.swapchains, (uint64_t)sc->handle, sc));
-	sleep_nv =
-	        (PFN_vkLatencySleepNV)lowlat_latency_device_hook("vkLatencySleepNV", LOWLAT_LATENCY_EMULATED);
-	wait_hook =
-	        (PFN_vkWaitSemaphores)lowlat_latency_device_hook("vkWaitSemaphores", LOWLAT_LATENCY_EMULATED);
-	CHECK(sleep_nv && wait_hook);
+	sleep_nv = (PFN_vkLatencySleepNV)lowlat_latency_device_hook("vkLatencySleepNV", (int)mode);
+	sleep_mode_nv =
+	        (PFN_vkSetLatencySleepModeNV)lowlat_latency_device_hook("vkSetLatencySleepModeNV", (int)mode);
+	wait_hook = (PFN_vkWaitSemaphores)lowlat_latency_device_hook("vkWaitSemaphores", (int)mode);
+	/* A native device needs no help with its own waits. */
+	CHECK(sleep_nv && sleep_mode_nv && (mode == LOWLAT_LATENCY_NATIVE) == !wait_hook);
+	native_calls = 0;
+	native_interval_us = UINT32_MAX;
 	pthread_mutex_lock(&sem_lock);
 	sem_value = 0;
 	bad_signals = signals = 0;
 	pthread_mutex_unlock(&sem_lock);
+}
+
+static void setup(uint32_t mfps)
+{
+	setup_mode(mfps, LOWLAT_LATENCY_EMULATED);
 }
 
 static void teardown(void)
@@ -235,11 +274,49 @@ static void test_destroy(void)
 	CHECK_EQ_I64(bad_signals, 0);
 }
 
+/* The driver has the extension: lowlat's cap is waited inside vkLatencySleepNV before the call
+ * down (the driver's sleep is called every 10 ms at a 100 fps cap), the app's minimumIntervalUs
+ * reaches the driver as it was, and with a lower cap of the app's (50 fps) lowlat adds no wait of
+ * its own: the driver keeps that interval. */
+static double native_run(uint32_t interval_us)
+{
+	const VkLatencySleepModeInfoNV mode = {.sType = VK_STRUCTURE_TYPE_LATENCY_SLEEP_MODE_INFO_NV,
+	                                       .lowLatencyMode = VK_TRUE,
+	                                       .minimumIntervalUs = interval_us};
+	setup_mode(100000, LOWLAT_LATENCY_NATIVE);
+	CHECK(sleep_mode_nv(dev.handle, sc->handle, &mode) == VK_SUCCESS);
+	CHECK_EQ_I64(native_interval_us, interval_us);
+	for (uint64_t v = 1; v <= 30; v++) {
+		sleep_once(v);
+		const VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+		                                .semaphoreCount = 1,
+		                                .pSemaphores = &semaphore,
+		                                .pValues = &v};
+		CHECK(fake_wait(dev.handle, &wi, 1000000000ull) == VK_SUCCESS);
+	}
+	CHECK_EQ_I64(native_calls, 30);
+	double ms = (double)(native_calls_ns[29] - native_calls_ns[0]) / 29 * 1e-6;
+	teardown();
+	CHECK_EQ_I64(bad_signals, 0);
+	return ms;
+}
+
+static void test_native(void)
+{
+	double capped = native_run(0), app_rules = native_run(20000);
+	printf("     native: %.3f ms between the driver's sleeps at lowlat's 100 fps cap, %.3f ms under the "
+	       "app's 50 fps interval (the driver's to keep)\n",
+	       capped, app_rules);
+	CHECK(capped > 9.9 && capped < 13.0);
+	CHECK(app_rules < 2.0);
+}
+
 int main(void)
 {
 	RUN(test_wait);
 	RUN(test_poll);
 	RUN(test_race);
 	RUN(test_destroy);
+	RUN(test_native);
 	return check_result();
 }
