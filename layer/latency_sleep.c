@@ -611,7 +611,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	if (sc) {
 		pthread_mutex_lock(&l->lock);
 		struct lowlat_swapchain_latency *sl = &sc->latency;
-		bool stack = sc->config.stack_limiters, own, app;
+		bool stack = sl->stack_limiters, own, app;
 		lowlat_latency_grids(sc->pacer.mfps, sl->app_pacer.mfps, stack, &own, &app);
 		/* Native: the driver keeps the app's interval itself. */
 		app = app && l->mode == LOWLAT_LATENCY_EMULATED;

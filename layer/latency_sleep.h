@@ -63,6 +63,7 @@ struct lowlat_swapchain_latency {
 	uint32_t presents_since_sleep;
 	bool announced;
 	bool low_latency_mode, boost;
+	bool stack_limiters;           /* the swapchain's config's, copied here under the lock by present.c */
 	uint32_t min_interval_us;      /* the app's minimumIntervalUs */
 	struct lowlat_pacer app_pacer; /* its grid */
 	bool app_paces_told;           /* the one line saying lowlat adds no cap over the app's */

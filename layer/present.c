@@ -103,9 +103,11 @@ static void swapchain_refresh(struct lowlat_swapchain *sc)
 		                 inst->engine_name, inst->engine_limit);
 		mfps = 0;
 	}
-	/* The game thread's latency sleep may use the pacer too (latency_sleep.c). */
+	/* The game thread's latency sleep may use the pacer too (latency_sleep.c), and reads the
+	 * stacking setting there: both change under its lock. */
 	lowlat_latency_pacer_lock(sc->device);
 	lowlat_pacer_set_mfps(&sc->pacer, mfps);
+	sc->latency.stack_limiters = sc->config.stack_limiters;
 	lowlat_latency_pacer_unlock(sc->device);
 }
 

@@ -127,6 +127,7 @@ static void setup_mode(uint32_t mfps, enum lowlat_latency_mode mode)
 	lowlat_pacer_init(&sc->pacer);
 	lowlat_pacer_set_mfps(&sc->pacer, mfps);
 	lowlat_config_defaults(&sc->config);
+	/* Zeroed by calloc: no stacking, as present.c's refresh would copy from the defaults. */
 	lowlat_latency_swapchain_init(sc);
 	CHECK(lowlat_map_insert(&dev.swapchains, (uint64_t)sc->handle, sc));
 	sleep_nv = (PFN_vkLatencySleepNV)lowlat_latency_device_hook("vkLatencySleepNV", (int)mode);
