@@ -71,6 +71,45 @@ uint32_t lowlat_owed_done(struct lowlat_owed_book *book, int i)
 	return removed;
 }
 
+int lowlat_owed_find(const struct lowlat_owed_book *book, uint64_t semaphore, uint64_t value)
+{
+	for (uint32_t i = 0; i < book->count; i++)
+		if (book->items[i].semaphore == semaphore && book->items[i].value == value)
+			return (int)i;
+	return -1;
+}
+
+uint32_t lowlat_owed_drop_lower(struct lowlat_owed_book *book, uint64_t semaphore, uint64_t value)
+{
+	uint32_t n = 0;
+
+	for (uint32_t j = 0; j < book->count;) {
+		const struct lowlat_owed *o = &book->items[j];
+		if (!o->claimed && o->semaphore == semaphore && o->value < value) {
+			remove_at(book, j);
+			n++;
+		} else {
+			j++;
+		}
+	}
+	return n;
+}
+
+uint32_t lowlat_owed_release_swapchain(struct lowlat_owed_book *book, uint64_t swapchain, int64_t release_ns)
+{
+	uint32_t n = 0;
+
+	for (uint32_t j = 0; j < book->count; j++) {
+		struct lowlat_owed *o = &book->items[j];
+		if (!o->claimed && o->swapchain == swapchain) {
+			o->release_ns = release_ns;
+			o->swapchain = 0;
+			n++;
+		}
+	}
+	return n;
+}
+
 uint32_t lowlat_owed_take_swapchain(struct lowlat_owed_book *book, uint64_t swapchain,
                                     struct lowlat_owed *out)
 {

@@ -53,6 +53,17 @@ bool lowlat_owed_lower_claimed(const struct lowlat_owed_book *book, int i);
  * were removed. Indices of other items may change. */
 uint32_t lowlat_owed_done(struct lowlat_owed_book *book, int i);
 
+/* The owed signal (semaphore, value), claimed or not; -1 when there is none. */
+int lowlat_owed_find(const struct lowlat_owed_book *book, uint64_t semaphore, uint64_t value);
+
+/* Removes the unclaimed owed signals of semaphore with a value below value (a signal of value will
+ * satisfy them); returns how many. */
+uint32_t lowlat_owed_drop_lower(struct lowlat_owed_book *book, uint64_t semaphore, uint64_t value);
+
+/* The unclaimed owed signals of a swapchain that is going away: due at release_ns (0: at once)
+ * and no longer the swapchain's. Returns how many. */
+uint32_t lowlat_owed_release_swapchain(struct lowlat_owed_book *book, uint64_t swapchain, int64_t release_ns);
+
 /* Removes every owed signal of a swapchain's that nobody claimed, for the caller to signal (the
  * swapchain is going away); copies them to out (room for LOWLAT_OWED_MAX) and returns how many. */
 uint32_t lowlat_owed_take_swapchain(struct lowlat_owed_book *book, uint64_t swapchain,

@@ -470,13 +470,18 @@ void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swap
 {
 	struct lowlat_latency_device *l = &dev->latency;
 	struct lowlat_owed owed[LOWLAT_OWED_MAX];
-	uint32_t n;
+	uint32_t n = 0;
 
 	if (l->mode != LOWLAT_LATENCY_EMULATED)
 		return;
-	/* Its sleeps end now: an app still waiting must not hang on a swapchain that is gone. */
+	/* Its sleeps end now: an app still waiting must not hang on a swapchain that is gone. They
+	 * stay in the book, due at once, for the signaler thread to send in order with any other
+	 * claimer of the same semaphore; only without that thread are they sent here. */
 	pthread_mutex_lock(&l->lock);
-	n = lowlat_owed_take_swapchain(&l->book, (uint64_t)sc->handle, owed);
+	if (l->thread_started)
+		lowlat_owed_release_swapchain(&l->book, (uint64_t)sc->handle, 0);
+	else
+		n = lowlat_owed_take_swapchain(&l->book, (uint64_t)sc->handle, owed);
 	pthread_cond_broadcast(&l->cond);
 	pthread_mutex_unlock(&l->lock);
 	for (uint32_t i = 0; i < n; i++)
@@ -603,7 +608,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	struct lowlat_latency_device *l = &dev->latency;
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
 	int64_t now = lowlat_now_ns(), release = now;
-	bool paced = false, announce = false, app_told = false, start = false;
+	bool paced = false, announce = false, app_told = false, start = false, in_book = false;
 	struct lowlat_owed owed = {.semaphore = (uint64_t)(uintptr_t)info->signalSemaphore,
 	                           .value = info->value,
 	                           .swapchain = (uint64_t)swapchain};
@@ -633,11 +638,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 		sl->wait_end_ns = LOWLAT_LOG_UNKNOWN;
 		owed.release_ns = release;
 		if (l->mode == LOWLAT_LATENCY_EMULATED && info->signalSemaphore) {
-			if (!lowlat_owed_add(&l->book, &owed))
-				release = now; /* full: signalled at once below */
-			else if (!l->thread_started)
+			/* Full (an app that sleeps far more often than it is released): its older values
+			 * of this semaphore are implied by this one and make room. */
+			in_book = lowlat_owed_add(&l->book, &owed) ||
+			          (lowlat_owed_drop_lower(&l->book, owed.semaphore, owed.value) &&
+			           lowlat_owed_add(&l->book, &owed));
+			if (in_book && !l->thread_started)
 				start = l->thread_started = true;
-			else
+			else if (in_book)
 				pthread_cond_broadcast(&l->cond);
 		}
 		pthread_mutex_unlock(&l->lock);
@@ -677,19 +685,20 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 		}
 		return dev->vk.LatencySleepNV(device, swapchain, info);
 	}
-	/* Emulated: returns at once, as the spec says; the signal comes at the release time. Without a
-	 * swapchain of ours, or with the book full, now. */
-	if (!sc || release <= now) {
+	/* Emulated: returns at once, as the spec says; the signal comes at the release time. Due now:
+	 * sent here, unless the signaler thread (woken by the new entry) or a waiter claimed it
+	 * first, which then sends it: a value is sent by its one claimer only. Not in the book (no
+	 * swapchain of ours, the book full of other semaphores' values): sent here, now. */
+	if (in_book && release <= now) {
 		pthread_mutex_lock(&l->lock);
-		int i = lowlat_owed_for_wait(&l->book, owed.semaphore, owed.value);
-		bool mine = i >= 0 && l->book.items[i].value == owed.value;
-		if (mine) {
+		int i = lowlat_owed_find(&l->book, owed.semaphore, owed.value);
+		if (i >= 0 && !l->book.items[i].claimed) {
 			l->book.items[i].claimed = true;
 			signal_claimed_locked(dev, i);
 		}
 		pthread_mutex_unlock(&l->lock);
-		if (!mine)
-			signal_now(dev, &owed);
+	} else if (!in_book) {
+		signal_now(dev, &owed);
 	}
 	return VK_SUCCESS;
 }

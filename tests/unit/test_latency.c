@@ -67,6 +67,12 @@ static void test_book(void)
 	}
 	o = owed(9, 1000, 1000);
 	CHECK(!lowlat_owed_add(&f, &o));
+	/* ... and makes room by dropping the values of that semaphore the new one implies. */
+	f.items[0].claimed = true; /* value 1: its claimer still sends it */
+	CHECK(lowlat_owed_drop_lower(&f, 9, 1000) == LOWLAT_OWED_MAX - 1);
+	CHECK(lowlat_owed_add(&f, &o));
+	CHECK(lowlat_owed_find(&f, 9, 1) == 0 && lowlat_owed_find(&f, 9, 1000) == 1);
+	CHECK(lowlat_owed_find(&f, 9, 2) == -1);
 
 	/* A swapchain going away hands back its unclaimed signals only. */
 	struct lowlat_owed_book s = {0};
@@ -81,6 +87,10 @@ static void test_book(void)
 	struct lowlat_owed out[LOWLAT_OWED_MAX];
 	CHECK(lowlat_owed_take_swapchain(&s, 7, out) == 1 && out[0].semaphore == 1 && out[0].value == 1);
 	CHECK_EQ_I64(s.count, 2);
+	/* Or left in the book, due at once, for the signaler thread. */
+	CHECK(lowlat_owed_release_swapchain(&s, 8, 0) == 1);
+	i = lowlat_owed_earliest(&s);
+	CHECK(i >= 0 && s.items[i].value == 2 && s.items[i].release_ns == 0 && s.items[i].swapchain == 0);
 }
 
 static void test_release(void)

@@ -256,6 +256,25 @@ static void test_race(void)
 	CHECK_EQ_I64(sem_value, FRAMES * 5);
 }
 
+/* The cap off: every sleep is due at once, so the sleeping call itself and the signaler thread
+ * (woken by the new entry) race to send each value. Found by dxvk-wine, where a value was
+ * signalled twice and lavapipe lost the device. */
+static void test_due_at_once(void)
+{
+	setup(0);
+	/* One sleep first: the signaler thread starts with it. */
+	for (uint64_t v = 1; v <= 3000; v++) {
+		sleep_once(v);
+		if (v % 3 == 0)
+			CHECK(wait_once(v));
+	}
+	CHECK(poll_once(3000));
+	teardown();
+	printf("     %d signals for 3000 values\n", signals);
+	CHECK_EQ_I64(bad_signals, 0);
+	CHECK_EQ_I64(sem_value, 3000);
+}
+
 /* A swapchain destroyed with a sleep a second away: its value comes at once. */
 static void test_destroy(void)
 {
@@ -317,6 +336,7 @@ int main(void)
 	RUN(test_wait);
 	RUN(test_poll);
 	RUN(test_race);
+	RUN(test_due_at_once);
 	RUN(test_destroy);
 	RUN(test_native);
 	return check_result();
