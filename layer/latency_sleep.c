@@ -541,7 +541,8 @@ void lowlat_latency_pacer_unlock(struct lowlat_device *dev)
 		pthread_mutex_unlock(&dev->latency.lock);
 }
 
-void lowlat_latency_summary(struct lowlat_device *dev, struct lowlat_swapchain *sc, char *dst, size_t size)
+void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc, char *dst,
+                            size_t size)
 {
 	dst[0] = '\0';
 	if (dev->latency.mode == LOWLAT_LATENCY_OFF)

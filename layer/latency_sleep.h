@@ -141,7 +141,8 @@ bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain
 void lowlat_latency_pacer_lock(struct lowlat_device *dev);
 void lowlat_latency_pacer_unlock(struct lowlat_device *dev);
 /* The summary line's words about the wait point, "" when the swapchain never slept. */
-void lowlat_latency_summary(struct lowlat_device *dev, struct lowlat_swapchain *sc, char *dst, size_t size);
+void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc, char *dst,
+                            size_t size);
 
 /* The hook for a device or instance function of the extension (or vkWaitSemaphores, vkQueueSubmit*
  * for emulated devices), NULL when the name is none of them. mode: the device's, or -1 from
@@ -216,8 +217,8 @@ static inline void lowlat_latency_pacer_unlock(struct lowlat_device *dev)
 {
 	(void)dev;
 }
-static inline void lowlat_latency_summary(struct lowlat_device *dev, struct lowlat_swapchain *sc, char *dst,
-                                          size_t size)
+static inline void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc,
+                                          char *dst, size_t size)
 {
 	(void)dev;
 	(void)sc;

@@ -4,7 +4,9 @@
  * lowlat has anything to do (VK_KHR_swapchain enabled and the present functions found), and hands
  * out either lowlat's hooks or the next layer's pointers untouched.
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vulkan/vk_layer.h>
 
@@ -15,7 +17,6 @@
 #include "message.h"
 #include "objects.h"
 #include "present_timing.h"
-#include <stdlib.h>
 
 static void copy_name(char *dst, size_t size, const char *src)
 {

@@ -62,7 +62,7 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost)",
 		         lowlat_method_name(sc->config.method), (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS,
 		         sc->pacer.reanchors, (double)sc->pacer.lost_ns * 1e-6);
-	lowlat_latency_summary(sc->device, (struct lowlat_swapchain *)sc, wait_point, sizeof(wait_point));
+	lowlat_latency_summary(sc->device, sc, wait_point, sizeof(wait_point));
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
 	            " failed; %s; %" PRIu64 " presents with display targets%s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
