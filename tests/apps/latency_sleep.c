@@ -13,7 +13,9 @@
  *
  * MODE: `wait` waits for the sleep's semaphore value with vkWaitSemaphores (DXVK's way: lowlat's
  * precise wait then runs on this thread); `poll` never calls vkWaitSemaphores and polls the counter
- * every 100 us instead (lowlat's signaler thread must then send the signal). INTERVAL_US is
+ * every 100 us instead (lowlat's signaler thread must then send the signal); `stop` waits like
+ * `wait` for the first half of the frames and then stops sleeping (lowlat's wait must go back to
+ * the present, which the game thread waits for before each frame). INTERVAL_US is
  * minimumIntervalUs (0 = none). STARTS_FILE gets one frame start per line (ns, CLOCK_MONOTONIC).
  * Prints `latency_sleep: N frames in S s, F fps` and `latency_sleep: timings N, ...`; exits 1 with a
  * `latency_sleep: ...` message when a Vulkan call fails or a check of its own fails.
@@ -341,11 +343,11 @@ int main(int argc, char **argv)
 	struct app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	pthread_t thread;
 
-	if (argc != 5 || (strcmp(argv[1], "wait") && strcmp(argv[1], "poll"))) {
-		fprintf(stderr, "usage: latency_sleep wait|poll FRAMES INTERVAL_US STARTS_FILE\n");
+	if (argc != 5 || (strcmp(argv[1], "wait") && strcmp(argv[1], "poll") && strcmp(argv[1], "stop"))) {
+		fprintf(stderr, "usage: latency_sleep wait|poll|stop FRAMES INTERVAL_US STARTS_FILE\n");
 		return 2;
 	}
-	bool poll = !strcmp(argv[1], "poll");
+	bool poll = !strcmp(argv[1], "poll"), stop = !strcmp(argv[1], "stop");
 	uint64_t frames = strtoull(argv[2], NULL, 10);
 	uint32_t interval = (uint32_t)strtoul(argv[3], NULL, 10);
 	FILE *starts = fopen(argv[4], "w");
@@ -368,7 +370,7 @@ int main(int argc, char **argv)
 		while (a.presented != id - 1)
 			pthread_cond_wait(&a.cond, &a.lock);
 		pthread_mutex_unlock(&a.lock);
-		if (id > 1)
+		if (id > 1 && (!stop || id <= frames / 2))
 			sleep_for(&a, id, poll);
 		int64_t start = now_ns();
 		fprintf(starts, "%" PRId64 "\n", start);

@@ -5,8 +5,9 @@
 #
 #   latency_sleep.sh APP VDISPLAY_MANIFEST_DIR MODE FPS INTERVAL_US EXPECT_FPS [stack]
 #
-# MODE wait|poll (the app waits for the sleep's semaphore, or only polls its counter: then lowlat's
-# signaler thread must send the signal); FPS is LOWLAT_FPS, INTERVAL_US the app's minimumIntervalUs,
+# MODE wait|poll|stop (the app waits for the sleep's semaphore, or only polls its counter: then
+# lowlat's signaler thread must send the signal; or stops sleeping half way: then lowlat must say
+# the wait point is "present" again, and the cap must still hold, from the present); FPS is LOWLAT_FPS, INTERVAL_US the app's minimumIntervalUs,
 # `stack` sets LOWLAT_STACK_LIMITERS=1.
 #
 # Asserts: a clean exit and validation silent (lowlat's structs and commands never reach it); lowlat
@@ -34,8 +35,14 @@ grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "
 grep -q 'lowlat: swapchain 64x64: wait point "latency-sleep"' "$out" ||
 	fail "$name: the swapchain did not get the wait point \"latency-sleep\""
 summary=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1)
-[[ $summary == *"wait point \"latency-sleep\": $((frames - 1)) sleeps, $((frames - 1)) paced"* ]] ||
-	fail "$name: lowlat's summary does not count $((frames - 1)) paced sleeps: $summary"
+sleeps=$((frames - 1))
+[ "$mode" != stop ] || sleeps=$((frames / 2 - 1))
+[[ $summary == *"wait point \"latency-sleep\": $sleeps sleeps, $sleeps paced"* ]] ||
+	fail "$name: lowlat's summary does not count $sleeps paced sleeps: $summary"
+if [ "$mode" = stop ]; then
+	grep -q 'lowlat: swapchain 64x64: wait point "present" again (no latency sleep for 3 presents)' "$out" ||
+		fail "$name: lowlat did not take the wait back to the present when the app stopped sleeping"
+fi
 if [ "$interval" != 0 ] && [ -z "$stack" ]; then
 	grep -q "the app limits its own frame rate (minimumIntervalUs $interval us); " "$out" ||
 		fail "$name: no line saying which of the two limiters rules"
@@ -49,6 +56,7 @@ echo "$name: the game thread ran at $game fps, expected $expect"
 awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.90) }' ||
 	fail "$name: the game thread ran at $game fps, not $expect"
 
+[ "$mode" != stop ] || exit 0
 # Release to frame start: the log's row for present k carries the sleep before frame k.
 max_ms=1
 [ "$mode" = wait ] || max_ms=3
