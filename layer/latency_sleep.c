@@ -503,9 +503,8 @@ bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain
 		/* Said again at the next sleep. */
 		sl->announced = false;
 		pthread_mutex_unlock(&dev->latency.lock);
-		LOWLAT_INFO(
-		        "swapchain %ux%u: wait point \"present\" again (no latency sleep for %u presents)",
-		        sc->extent.width, sc->extent.height, LOWLAT_SLEEPLESS_PRESENTS);
+		lowlat_msg("swapchain %ux%u: wait point \"present\" again (no latency sleep for %u presents)",
+		           sc->extent.width, sc->extent.height, LOWLAT_SLEEPLESS_PRESENTS);
 		return owns;
 	}
 	pthread_mutex_unlock(&dev->latency.lock);
