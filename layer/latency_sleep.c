@@ -65,6 +65,17 @@ static enum below classify(const VkExtensionProperties *props, uint32_t count)
 	return present_id ? BELOW_EMULATE : BELOW_CANNOT;
 }
 
+/* `enabled: false` passes everything through: lowlat then offers nothing of its own either. Read
+ * when the app lists or enables extensions; a later change leaves a device as it was made. */
+static bool offering(void)
+{
+	struct lowlat_config cfg;
+
+	lowlat_config_defaults(&cfg);
+	lowlat_config_global_get(0, &cfg);
+	return cfg.enabled;
+}
+
 static enum below below_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
 {
 	VkExtensionProperties *props;
@@ -120,7 +131,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(
 		return result;
 	}
 	total = n;
-	if (classify(below, n) == BELOW_EMULATE)
+	if (classify(below, n) == BELOW_EMULATE && offering())
 		below[total++] = ours;
 	if (!out) {
 		*count = total;
@@ -204,6 +215,8 @@ void lowlat_latency_device_setup(struct lowlat_instance *inst, VkPhysicalDevice 
 	case BELOW_CANNOT: return; /* not offered: the driver refuses it as it would without lowlat */
 	case BELOW_EMULATE: break;
 	}
+	if (!offering())
+		return; /* not offered: as without lowlat */
 	s->mode = LOWLAT_LATENCY_EMULATED;
 	if (!(s->names = calloc(n, sizeof(*s->names)))) {
 		/* Cannot strip it: the driver would refuse the device. */

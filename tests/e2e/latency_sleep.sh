@@ -5,6 +5,7 @@
 #
 #   latency_sleep.sh APP VDISPLAY_MANIFEST_DIR MODE FPS INTERVAL_US EXPECT_FPS [stack]
 #
+# MODE disabled: LOWLAT_ENABLED=false, and the app must not find the extension.
 # MODE wait|poll|stop (the app waits for the sleep's semaphore, or only polls its counter: then
 # lowlat's signaler thread must send the signal; or stops sleeping half way: then lowlat must say
 # the wait point is "present" again, and the cap must still hold, from the present); FPS is LOWLAT_FPS, INTERVAL_US the app's minimumIntervalUs,
@@ -26,6 +27,17 @@ export LOWLAT_FPS=$cap LOWLAT_LOG=1 LOWLAT_LOG_DIR="$e2e_tmp/$name.logs"
 export VK_ADD_LAYER_PATH="$manifest" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=144
 export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
 [ -z "$stack" ] || export LOWLAT_STACK_LIMITERS=1
+
+# disabled: with `enabled: false` lowlat offers nothing of its own, so the app finds no extension.
+if [ "$mode" = disabled ]; then
+	rc=0
+	ENABLE_LOWLAT_LAYER=1 LOWLAT_ENABLED=false VK_INSTANCE_LAYERS=VK_LAYER_LOWLAT_vdisplay \
+		client timeout 30 "$app" wait 10 0 "$e2e_tmp/$name.starts" >"$e2e_tmp/$name.out" 2>&1 || rc=$?
+	grep -q 'latency_sleep: the device does not list VK_NV_low_latency2' "$e2e_tmp/$name.out" && [ "$rc" = 1 ] ||
+		fail "$name: with LOWLAT_ENABLED=false the extension was still offered (exit $rc): $(tail -n 3 "$e2e_tmp/$name.out")"
+	echo "$name: not offered with LOWLAT_ENABLED=false"
+	exit 0
+fi
 
 run_validated "$name" "$app" "$mode" "$frames" "$interval" "$e2e_tmp/$name.starts"
 out="$e2e_tmp/$name.out"
