@@ -24,6 +24,7 @@ enum lowlat_config_key {
 	LOWLAT_KEY_LOG,                /* bool */
 	LOWLAT_KEY_LOG_DIR,            /* string, absolute path; "" = the log module's default */
 	LOWLAT_KEY_ENABLED,            /* bool; false = lowlat passes everything through */
+	LOWLAT_KEY_STACK_LIMITERS,     /* bool; true = lowlat's cap also over the app's own limiter */
 	LOWLAT_KEY_COUNT
 };
 
@@ -65,9 +66,13 @@ struct lowlat_config {
 	bool log;
 	char log_dir[LOWLAT_CONFIG_PATH_MAX]; /* "" = default */
 	bool enabled;
+	/* When the app limits its own frame rate (its own present-timing targets, minimumIntervalUs in
+	 * VK_NV_low_latency2, dxgi/d3d9.maxFrameRate in DXVK_CONFIG, VKD3D_FRAME_RATE), lowlat adds no cap
+	 * of its own unless this is true: two limiters on one frame fight over its start. */
+	bool stack_limiters;
 };
 
-/* The built-in defaults: limiter off, late, auto, 0, no log, default log dir, enabled. */
+/* The built-in defaults: limiter off, late, auto, 0, no log, default log dir, enabled, no stacking. */
 void lowlat_config_defaults(struct lowlat_config *cfg);
 
 /* Where messages go: one call per message, `text` without the `lowlat: ` prefix or a newline. The

@@ -27,6 +27,7 @@ static const struct key_info keys[LOWLAT_KEY_COUNT] = {
         [LOWLAT_KEY_LOG] = {"log", "LOWLAT_LOG"},
         [LOWLAT_KEY_LOG_DIR] = {"log_dir", "LOWLAT_LOG_DIR"},
         [LOWLAT_KEY_ENABLED] = {"enabled", "LOWLAT_ENABLED"},
+        [LOWLAT_KEY_STACK_LIMITERS] = {"stack_limiters", "LOWLAT_STACK_LIMITERS"},
 };
 
 static const char *const method_names[] = {
@@ -58,6 +59,7 @@ void lowlat_config_defaults(struct lowlat_config *cfg)
 	cfg->log = false;
 	cfg->log_dir[0] = '\0';
 	cfg->enabled = true;
+	cfg->stack_limiters = false;
 }
 
 const char *lowlat_config_key_name(enum lowlat_config_key key)
@@ -157,6 +159,9 @@ static void current(char *dst, size_t size, const struct lowlat_config *cfg, enu
 			snprintf(dst, size, "the default");
 		break;
 	case LOWLAT_KEY_ENABLED: snprintf(dst, size, "%s", cfg->enabled ? "true" : "false"); break;
+	case LOWLAT_KEY_STACK_LIMITERS:
+		snprintf(dst, size, "%s", cfg->stack_limiters ? "true" : "false");
+		break;
 	case LOWLAT_KEY_COUNT: dst[0] = '\0'; break;
 	}
 }
@@ -221,9 +226,12 @@ bool lowlat_config_set(const struct lowlat_config_origin *o, enum lowlat_config_
 		break;
 	case LOWLAT_KEY_LOG:
 	case LOWLAT_KEY_ENABLED:
+	case LOWLAT_KEY_STACK_LIMITERS:
 		if (v->type != LOWLAT_VALUE_BOOL)
 			return reject(o, key, v, cfg, "is not true or false");
-		*(key == LOWLAT_KEY_LOG ? &cfg->log : &cfg->enabled) = v->boolean;
+		*(key == LOWLAT_KEY_LOG       ? &cfg->log
+		  : key == LOWLAT_KEY_ENABLED ? &cfg->enabled
+		                              : &cfg->stack_limiters) = v->boolean;
 		break;
 	case LOWLAT_KEY_LOG_DIR:
 		if (v->type != LOWLAT_VALUE_STRING)
@@ -276,6 +284,7 @@ void lowlat_config_value_from_text(enum lowlat_config_key key, const char *text,
 	}
 	case LOWLAT_KEY_LOG:
 	case LOWLAT_KEY_ENABLED:
+	case LOWLAT_KEY_STACK_LIMITERS:
 		if (parse_bool(text, &out->boolean))
 			out->type = LOWLAT_VALUE_BOOL;
 		break;
@@ -315,6 +324,8 @@ void lowlat_config_apply_mask(struct lowlat_config *dst, const struct lowlat_con
 		memcpy(dst->log_dir, src->log_dir, sizeof(dst->log_dir));
 	if (set & LOWLAT_KEY_BIT(LOWLAT_KEY_ENABLED))
 		dst->enabled = src->enabled;
+	if (set & LOWLAT_KEY_BIT(LOWLAT_KEY_STACK_LIMITERS))
+		dst->stack_limiters = src->stack_limiters;
 }
 
 /* 1-based line and column of `at` in `text`; the column counts characters (UTF-8 continuation

@@ -85,7 +85,7 @@ bool lowlat_config_control(struct lowlat_config_state *st, const char *line, cha
 		snprintf(reply, size,
 		         "error: unknown command \"%s\" (commands: status, reset, or a key and its value: "
 		         "fps, "
-		         "method, present_mode, max_latency_frames, log, log_dir, enabled)",
+		         "method, present_mode, max_latency_frames, log, log_dir, enabled, stack_limiters)",
 		         shown);
 		return false;
 	}

@@ -19,17 +19,19 @@
 void lowlat_config_describe(const struct lowlat_config *c, char *dst, size_t size)
 {
 	snprintf(dst, size,
-	         "fps %g, method %s, present_mode %s, max_latency_frames %u, log %s, log_dir %s, enabled %s",
+	         "fps %g, method %s, present_mode %s, max_latency_frames %u, log %s, log_dir %s, enabled %s, "
+	         "stack_limiters %s",
 	         c->fps, lowlat_method_name(c->method), lowlat_present_mode_name(c->present_mode),
 	         c->max_latency_frames, c->log ? "true" : "false", c->log_dir[0] ? c->log_dir : "default",
-	         c->enabled ? "true" : "false");
+	         c->enabled ? "true" : "false", c->stack_limiters ? "true" : "false");
 }
 
 bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_config *b)
 {
 	return a->fps == b->fps && a->method == b->method && a->present_mode == b->present_mode &&
 	       a->max_latency_frames == b->max_latency_frames && a->log == b->log &&
-	       !strcmp(a->log_dir, b->log_dir) && a->enabled == b->enabled;
+	       !strcmp(a->log_dir, b->log_dir) && a->enabled == b->enabled &&
+	       a->stack_limiters == b->stack_limiters;
 }
 
 /* Fill the identity of f->path from stat(2). */

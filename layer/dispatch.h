@@ -17,7 +17,8 @@
 	F(EnumerateDeviceExtensionProperties)                                                                \
 	F(GetPhysicalDeviceFeatures2)                                                                        \
 	F(GetPhysicalDeviceFeatures2KHR)                                                                     \
-	F(GetPhysicalDeviceSurfaceCapabilities2KHR)
+	F(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
+	F(GetPhysicalDeviceSurfacePresentModesKHR)
 
 /* VK_EXT_present_timing (present_timing.c), which lowlat enables behind the app's back when the
  * driver offers it. Headers older than the extension (Debian 12's 1.3.239) leave the list empty and
@@ -32,6 +33,18 @@
 #define LOWLAT_PRESENT_TIMING_FUNCTIONS(F)
 #endif
 
+/* VK_NV_low_latency2 (latency_sleep.c): passed through where the driver has it. */
+#ifdef VK_NV_low_latency2
+#define LOWLAT_LOW_LATENCY_FUNCTIONS(F)                                                                      \
+	F(SetLatencySleepModeNV)                                                                             \
+	F(LatencySleepNV)                                                                                    \
+	F(SetLatencyMarkerNV)                                                                                \
+	F(GetLatencyTimingsNV)                                                                               \
+	F(QueueNotifyOutOfBandNV)
+#else
+#define LOWLAT_LOW_LATENCY_FUNCTIONS(F)
+#endif
+
 /* Device-level functions we call on the next layer. A NULL entry means the driver below does not
  * have it (vkAcquireNextImage2KHR needs Vulkan 1.1 or VK_KHR_device_group). */
 #define LOWLAT_DEVICE_FUNCTIONS(F)                                                                           \
@@ -43,6 +56,17 @@
 	F(AcquireNextImageKHR)                                                                               \
 	F(AcquireNextImage2KHR)                                                                              \
 	F(QueuePresentKHR)                                                                                   \
+	/* Timeline semaphores and submits, for an emulated VK_NV_low_latency2 (core or KHR names). */       \
+	F(SignalSemaphore)                                                                                   \
+	F(SignalSemaphoreKHR)                                                                                \
+	F(WaitSemaphores)                                                                                    \
+	F(WaitSemaphoresKHR)                                                                                 \
+	F(GetSemaphoreCounterValue)                                                                          \
+	F(GetSemaphoreCounterValueKHR)                                                                       \
+	F(QueueSubmit)                                                                                       \
+	F(QueueSubmit2)                                                                                      \
+	F(QueueSubmit2KHR)                                                                                   \
+	LOWLAT_LOW_LATENCY_FUNCTIONS(F)                                                                      \
 	LOWLAT_PRESENT_TIMING_FUNCTIONS(F)
 
 struct instance_dispatch {

@@ -4,12 +4,16 @@
  * lowlat has anything to do (VK_KHR_swapchain enabled and the present functions found), and hands
  * out either lowlat's hooks or the next layer's pointers untouched.
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vulkan/vk_layer.h>
 
 #include "config.h"
+#include "engine.h"
 #include "hooks.h"
+#include "latency_sleep.h"
 #include "message.h"
 #include "objects.h"
 #include "present_timing.h"
@@ -17,6 +21,26 @@
 static void copy_name(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%s", src ? src : "");
+}
+
+/* What DXVK or vkd3d-proton will do by themselves (engine.h): its own frame limiter, which lowlat
+ * then does not stack on, and a default frame latency its wait cannot get through (said once, with
+ * the fix). */
+static void engine_check(struct lowlat_instance *inst)
+{
+	static atomic_flag hinted = ATOMIC_FLAG_INIT;
+	const struct lowlat_engine_env env = {
+	        .dxvk_config = getenv("DXVK_CONFIG"),
+	        .vkd3d_frame_rate = getenv("VKD3D_FRAME_RATE"),
+	        .vkd3d_latency = getenv("VKD3D_SWAPCHAIN_LATENCY_FRAMES"),
+	};
+	char hint[384];
+
+	inst->engine_limits = lowlat_engine_limiter(inst->engine_name, &env, inst->engine_limit,
+	                                            sizeof(inst->engine_limit));
+	if (lowlat_engine_latency_hint(inst->engine_name, &env, hint, sizeof(hint)) &&
+	    !atomic_flag_test_and_set(&hinted))
+		lowlat_msg("%s", hint);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo *info,
@@ -83,6 +107,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 		goto fail_destroy;
 	}
 	LOWLAT_INFO("active in \"%s\" (engine \"%s\")", inst->app_name, inst->engine_name);
+	engine_check(inst);
 	/* The first instance's application info names the game for DXVK/vkd3d, and its pNext may
 	 * carry VK_EXT_layer_settings; later instances find the config loaded. */
 	lowlat_config_global_init(info);
@@ -139,23 +164,30 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	if (!dev)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 
+	/* VK_NV_low_latency2, when the app enabled it on a driver that lacks it, leaves a copy of the
+	 * create info (lowlat provides the extension); that copy is the base of everything below. */
+	struct lowlat_latency_setup latency;
+	lowlat_latency_device_setup(inst, physical, info, &latency);
+	const VkDeviceCreateInfo *base = &latency.info;
+
 	/* VK_EXT_present_timing on a copy of the create info when the device offers it and the app
-	 * does not use it itself; if the driver refuses, the device is created as the app asked. */
+	 * does not use it itself; if the driver refuses, the device is created from the base. */
 	struct lowlat_device_setup setup;
-	lowlat_timing_device_setup(inst, physical, info, &setup);
+	lowlat_timing_device_setup(inst, physical, base, &setup);
 
 	VkLayerDeviceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
-	result = next_create(physical, setup.enable ? &setup.info : info, allocator, out);
+	result = next_create(physical, setup.enable ? &setup.info : base, allocator, out);
 	/* Only a refusal is retried: out of memory or a lost device must reach the app as they came. */
 	if (setup.enable &&
 	    (result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT)) {
 		setup.enable = false;
 		setup.reason = "the driver refused to enable VK_EXT_present_timing";
-		result = next_create(physical, info, allocator, out);
+		result = next_create(physical, base, allocator, out);
 	}
 	link->u.pLayerInfo = ours;
 	lowlat_timing_device_setup_fini(&setup);
+	lowlat_latency_device_setup_fini(&latency);
 	if (result != VK_SUCCESS)
 		goto fail_free;
 	dev->timing = setup.enable;
@@ -171,6 +203,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	}
 	pthread_mutex_init(&dev->swapchains.lock, NULL);
 	lowlat_load_device_dispatch(&dev->vk, *out, next_gdpa);
+	lowlat_latency_device_init(dev, latency.mode);
 	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice) {
 		result = VK_ERROR_INITIALIZATION_FAILED;
 		goto fail_destroy;
@@ -199,6 +232,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	return VK_SUCCESS;
 
 fail_destroy:
+	lowlat_latency_device_fini(dev);
 	if (dev->vk.DestroyDevice)
 		dev->vk.DestroyDevice(*out, allocator);
 	*out = VK_NULL_HANDLE;
@@ -218,6 +252,7 @@ VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocat
 	if (!dev)
 		return;
 	lowlat_present_device_teardown(dev);
+	lowlat_latency_device_fini(dev);
 	dev->vk.DestroyDevice(device, allocator);
 	lowlat_map_fini(&dev->swapchains);
 	lowlat_free(dev->has_allocator ? &dev->allocator : NULL, dev);
@@ -254,8 +289,12 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice devic
 
 	if (!device || !name || !(dev = lowlat_device_of(device)))
 		return NULL;
-	/* Nothing is offered that the chain below lacks, so a hook never calls a NULL pointer. */
+	/* Nothing is offered that the chain below lacks, so a hook never calls a NULL pointer; the one
+	 * exception is the extension lowlat itself provides on an emulated device. */
 	next = dev->vk.GetDeviceProcAddr(device, name);
+	hook = lowlat_latency_device_hook(name, dev->latency.mode);
+	if (hook && (next || (dev->latency.mode == LOWLAT_LATENCY_EMULATED && lowlat_latency_provides(name))))
+		return hook;
 	if (!next)
 		return NULL;
 	if ((hook = LOWLAT_FIND_HOOK(device_core_hooks, name)))
@@ -280,9 +319,13 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance i
 		return (PFN_vkVoidFunction)lowlat_GetInstanceProcAddr;
 
 	next = inst->vk.GetInstanceProcAddr(instance, name);
+	/* VK_NV_low_latency2's commands exist for every device lowlat provides it on, driver or not;
+	 * each hook checks its device. */
+	if ((hook = lowlat_latency_device_hook(name, -1)) && (next || lowlat_latency_provides(name)))
+		return hook;
 	if (!next)
 		return NULL;
-	if ((hook = LOWLAT_FIND_HOOK(instance_hooks, name)))
+	if ((hook = LOWLAT_FIND_HOOK(instance_hooks, name)) || (hook = lowlat_latency_instance_hook(name)))
 		return hook;
 	/* Device functions fetched through the instance work for every device; each hook checks
 	 * whether its device is one lowlat paces and passes through otherwise. */

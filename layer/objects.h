@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "dispatch.h"
+#include "latency_sleep.h"
 #include "lowlat_config.h"
 #include "pace.h"
 #include "pace_display.h"
@@ -41,6 +42,9 @@ struct lowlat_instance {
 	 * app's or added by lowlat. */
 	bool surface_caps2;
 	PFN_vkGetPhysicalDeviceFeatures2 features2;
+	/* DXVK or vkd3d-proton limits its own frame rate (engine.h): why, for the one line saying so. */
+	bool engine_limits;
+	char engine_limit[96];
 };
 
 struct lowlat_device {
@@ -58,12 +62,13 @@ struct lowlat_device {
 	 * string, for the one line each swapchain prints about its pacing level). */
 	bool timing, app_timing;
 	const char *timing_reason;
-	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct lowlat_swapchain */
 	/* The latest release of the app by any of its swapchains (CLOCK_MONOTONIC ns, 0 before one): a
 	 * swapchain created to replace another (DXVK recreates without oldSwapchain) continues its
 	 * grid from there instead of letting its first frame go unpaced. Written by presenting
 	 * threads, hence atomic; relaxed: it is a time, not a guard for other data. */
 	_Atomic int64_t last_release_ns;
+	struct lowlat_map swapchains;         /* VkSwapchainKHR -> struct lowlat_swapchain */
+	struct lowlat_latency_device latency; /* VK_NV_low_latency2 (latency_sleep.c) */
 };
 
 /* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
@@ -167,6 +172,10 @@ struct lowlat_swapchain {
 	 * known) continues from it rather than restarting from "now". */
 	int64_t last_release_ns;
 	bool last_release_display;
+	/* VK_NV_low_latency2: the app's sleep mode and the latency-sleep wait point (latency_sleep.c). */
+	struct lowlat_swapchain_latency latency;
+	/* The app set its own present-timing targets: said once that lowlat adds no cap over them. */
+	bool app_targets_told;
 };
 
 /* Global maps keyed by dispatch key. */

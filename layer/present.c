@@ -32,6 +32,7 @@
 #include "clock.h"
 #include "config.h"
 #include "hooks.h"
+#include "latency_sleep.h"
 #include "log.h"
 #include "message.h"
 #include "objects.h"
@@ -55,7 +56,7 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	double seconds = (double)(sc->last_present_ns - sc->first_present_ns) * 1e-9;
 	/* n presents span n-1 intervals. */
 	double fps = sc->presents > 1 && seconds > 0 ? (double)(sc->presents - 1) / seconds : 0;
-	char limiter[128] = "limiter off";
+	char limiter[128] = "limiter off", wait_point[96];
 
 	if (sc->pacer.mfps)
 		snprintf(limiter, sizeof(limiter),
@@ -66,10 +67,12 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 
 	if (sc->timing.drains)
 		snprintf(drains, sizeof(drains), ", %" PRIu64 " display queue drains", sc->timing.drains);
+	lowlat_latency_summary(sc->device, sc, wait_point, sizeof(wait_point));
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
-	            " failed; %s; %" PRIu64 " presents with display targets%s",
+	            " failed; %s; %" PRIu64 " presents with display targets%s%s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
-	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents, drains);
+	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents, drains,
+	            wait_point);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -97,7 +100,21 @@ static void swapchain_refresh(struct lowlat_swapchain *sc)
 	if (generation == sc->config_generation)
 		return;
 	sc->config_generation = generation;
-	lowlat_pacer_set_mfps(&sc->pacer, sc->config.enabled ? lowlat_fps_to_mfps(sc->config.fps) : 0);
+	uint32_t mfps = sc->config.enabled ? lowlat_fps_to_mfps(sc->config.fps) : 0;
+	const struct lowlat_instance *inst = sc->device->instance;
+	/* The engine limits its own frame rate: a second cap would fight it for every frame's start. */
+	if (mfps && inst->engine_limits && !sc->config.stack_limiters) {
+		LOWLAT_WARN_ONCE("%s limits its own frame rate (%s); lowlat adds no cap of its own "
+		                 "(stack_limiters: false)",
+		                 inst->engine_name, inst->engine_limit);
+		mfps = 0;
+	}
+	/* The game thread's latency sleep may use the pacer too (latency_sleep.c), and reads the
+	 * stacking setting there: both change under its lock. */
+	lowlat_latency_pacer_lock(sc->device);
+	lowlat_pacer_set_mfps(&sc->pacer, mfps);
+	sc->latency.stack_limiters = sc->config.stack_limiters;
+	lowlat_latency_pacer_unlock(sc->device);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
@@ -111,9 +128,14 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	const char *fallback;
 	VkResult result;
 
-	/* The present-timing flag on a copy; if the driver refuses it, the app's own create info. */
-	lowlat_timing_swapchain_setup(dev, info, &setup);
-	result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &setup.info : info, allocator, out);
+	/* Without VkSwapchainLatencyCreateInfoNV where lowlat provides VK_NV_low_latency2 (the base),
+	 * and the present-timing flag on a copy of that; if the driver refuses it, the base. */
+	VkSwapchainCreateInfoKHR latency_copy;
+	struct lowlat_chain_copy latency_chain;
+	const VkSwapchainCreateInfoKHR *base =
+	        lowlat_latency_swapchain_info(dev, info, &latency_copy, &latency_chain);
+	lowlat_timing_swapchain_setup(dev, base, &setup);
+	result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &setup.info : base, allocator, out);
 	/* A refusal of the flag is retried as the app asked; running out of memory or losing the
 	 * device or surface is the app's to see, as the driver returned it. */
 	if (setup.timing && result != VK_SUCCESS && result != VK_ERROR_DEVICE_LOST &&
@@ -121,7 +143,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	    result != VK_ERROR_SURFACE_LOST_KHR) {
 		setup.timing = false;
 		setup.reason = "the driver refused a present-timing swapchain";
-		result = dev->vk.CreateSwapchainKHR(device, info, allocator, out);
+		result = dev->vk.CreateSwapchainKHR(device, base, allocator, out);
 	}
 	if (result != VK_SUCCESS)
 		return result;
@@ -143,6 +165,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	lowlat_pacer_init(&sc->pacer);
 	lowlat_sleeper_init(&sc->sleeper);
 	lowlat_config_defaults(&sc->config);
+	lowlat_latency_swapchain_init(sc);
 	swapchain_refresh(sc);
 	/* A swapchain replacing another (a resize; DXVK and vkd3d-proton recreate without
 	 * oldSwapchain) continues the device's latest release: its first frame is paced like any. */
@@ -178,6 +201,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 
 static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain *sc)
 {
+	lowlat_latency_swapchain_fini(dev, sc);
 	swapchain_summary(sc);
 	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
@@ -247,11 +271,13 @@ static int64_t swapchain_deadline(struct lowlat_swapchain *sc, int64_t now_ns)
 	int64_t deadline;
 
 	swapchain_refresh(sc);
+	lowlat_latency_pacer_lock(sc->device);
 	/* The display grid paced the previous frame: this one is an interval after that release. */
 	if (sc->last_release_display)
 		lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns);
 	deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns);
 	sc->last_release_display = false;
+	lowlat_latency_pacer_unlock(sc->device);
 	if (sc->pacer.reanchors != reanchors)
 		LOWLAT_DEBUG("frame %" PRIu64 " was %.2f ms behind its deadline: pacing restarts from it",
 		             sc->presents, (double)sc->pacer.behind_ns * 1e-6);
@@ -325,6 +351,10 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 
 		if (!sc)
 			continue;
+		/* A swapchain whose wait point is the app's latency sleep: its wait is that sleep's, and
+		 * its frame started when the sleep released the app. */
+		int64_t sleep_begin, sleep_end, sleep_target;
+		bool slept = lowlat_latency_take_wait(dev, sc, &sleep_begin, &sleep_end, &sleep_target);
 		if (sc->log) {
 			lowlat_log_record_init(&rec);
 			rec.frame_start_ns = sc->frame_start_ns;
@@ -333,6 +363,12 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			rec.wait_end_ns = t->wait_end_ns;
 			rec.driver_ns = t->driver_ns;
 			rec.target_ns = sc->target_ns;
+			if (slept) {
+				rec.frame_start_ns = sleep_end;
+				rec.wait_begin_ns = sleep_begin;
+				rec.wait_end_ns = sleep_end;
+				rec.target_ns = sleep_target;
+			}
 			rec.present_mode = sc->current_mode;
 			rec.fallback = sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_CPU : LOWLAT_LOG_FALLBACK_OFF;
 			if (sc->timing.refresh_known)
@@ -523,7 +559,21 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 
 /* The late pacing point of a display-paced swapchain: plans the next present's target and returns
  * when to release the app for it (the target minus the lead). */
+static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_ns);
+
+/* The pacer is shared with the game thread's latency sleep where the device has VK_NV_low_latency2
+ * on (latency_sleep.c): its lock around the grid's arithmetic, nothing else. */
 static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	int64_t release;
+
+	lowlat_latency_pacer_lock(sc->device);
+	release = display_release_locked(sc, now_ns);
+	lowlat_latency_pacer_unlock(sc->device);
+	return release;
+}
+
+static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
 	int64_t refresh = t->refresh_ns, next;
@@ -576,6 +626,21 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 	return next - lead;
 }
 
+/* The app targets display times itself (VkPresentTimingsInfoEXT with a target): it paces itself. */
+static bool app_sets_targets(const VkPresentInfoKHR *info)
+{
+#ifdef VK_EXT_present_timing
+	const VkPresentTimingsInfoEXT *timings =
+	        chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+	for (uint32_t i = 0; timings && timings->pTimingInfos && i < timings->swapchainCount; i++)
+		if (timings->pTimingInfos[i].targetTime)
+			return true;
+#else
+	(void)info;
+#endif
+	return false;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
 {
 	LOWLAT_HOOK_DEVICE(dev, queue, QueuePresentKHR, VK_ERROR_DEVICE_LOST)
@@ -592,11 +657,19 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		if ((first = lowlat_swapchain_of(dev, info->pSwapchains[i])))
 			swapchain_refresh(first);
 
+	bool app_targets = first && app_sets_targets(info) && !first->config.stack_limiters;
+	if (app_targets && !first->app_targets_told) {
+		first->app_targets_told = true;
+		lowlat_msg("swapchain %ux%u: the app sets its own present-timing targets; lowlat adds no cap "
+		           "of its own (stack_limiters: false)",
+		           first->extent.width, first->extent.height);
+	}
+
 	if (first && first->config.method == LOWLAT_METHOD_EARLY) {
 		t.wait_begin_ns = t.entry_ns;
 		for (uint32_t i = 0; i < info->swapchainCount; i++) {
 			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-			if (sc)
+			if (sc && !app_targets && !lowlat_latency_owns_wait(dev, sc))
 				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
 		}
 		wait_do(&wait);
@@ -619,7 +692,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 
 			/* A frame that was not shown (out of date, surface lost) is not paced: the app is
 			 * about to recreate the swapchain or quit, and a wait would only delay that. */
-			if (!sc || present_failed(r))
+			if (!sc || present_failed(r) || app_targets)
+				continue;
+			/* Its wait is in the app's latency sleep, on the game thread. */
+			if (lowlat_latency_owns_wait(dev, sc))
 				continue;
 			if (timed && display_paced(sc)) {
 				sc->target_ns = sc->display_target_ns;

@@ -2,7 +2,20 @@
 # Real DXVK, natively: our D3D11 program (tests/apps/d3d11) built against DXVK-native, on an SDL2
 # window under Xvfb, on lavapipe, through lowlat with validation below it.
 #
-#   dxvk_native.sh PROGRAM [FPS [latency-sleep]]
+#   dxvk_native.sh PROGRAM [FPS [latency-sleep | latency-sleep-nv VDISPLAY_MANIFEST_DIR LOWLAT_CLI |
+#                                own-limiter]]
+#
+# Without a mode (DXVK at its default frame latency) lowlat must say so once, with the fix.
+#
+# own-limiter: DXVK_FRAME_RATE=45 with LOWLAT_FPS=FPS: DXVK limits itself, so lowlat must say it adds
+# no cap of its own and its summary must say "limiter off"; the game thread runs at DXVK's 45 fps
+# (within 5%), not at FPS.
+#
+# latency-sleep-nv: the program runs under the `lowlat` wrapper (its DXVK settings), on the virtual
+# display (60 Hz, below validation: it offers the present ids DXVK needs before it uses
+# VK_NV_low_latency2), so DXVK sleeps through vkLatencySleepNV, which lowlat provides; lowlat must
+# say the swapchain's wait point is "latency-sleep", have paced nearly every sleep, and the program's
+# own frame start must follow lowlat's release (the end of the sleep) within 2 ms.
 #
 # With FPS, run with LOWLAT_FPS=FPS and the present log on, check the cap and print how late the
 # game thread starts a frame behind lowlat's wait; with latency-sleep also set DXVK_CONFIG as the
@@ -35,6 +48,47 @@ if [ "$mode" = latency-sleep ]; then
 	export DXVK_LATE_START_MAX_MS=8
 fi
 
+if [ "$mode" = own-limiter ]; then
+	export DXVK_CONFIG="dxgi.maxFrameRate = 45"
+	# Not check_dxvk_cap's rule: the cap that holds is DXVK's.
+	dxvk_no_cap_check=1
+fi
+
+wrapper=()
+if [ "$mode" = latency-sleep-nv ]; then
+	export VK_ADD_LAYER_PATH="$4" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=60
+	export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+	wrapper=("$5" --)
+	# Frame start after lowlat's release: between 0 and 2 ms (the time from the semaphore signal to
+	# DXVK's return from Present), so the median of (release - start) lies in -2..0 ms.
+	export DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
+fi
+
 # SDL on X11 (Xvfb), whatever else the machine might offer.
 export DXVK_WSI_DRIVER=SDL2 SDL_VIDEODRIVER=x11
-dxvk_test "$name" "$(basename "$program")" "$program"
+dxvk_test "$name" "$(basename "$program")" "${wrapper[@]}" "$program"
+out="$e2e_tmp/$name.out"
+if [ -z "$mode" ]; then
+	grep -qF 'lowlat: DXVK runs at its default frame latency, so lowlat'"'"'s wait reaches its game thread only frames later; run the game as `lowlat %command%`, or set DXVK_CONFIG="dxvk.latencySleep = True; dxgi.maxFrameLatency = 1; d3d9.maxFrameLatency = 1"' "$out" ||
+		fail "$name: lowlat did not say that DXVK runs at its default frame latency, with the fix"
+	[ "$(grep -c 'DXVK runs at its default frame latency' "$out")" = 1 ] || fail "$name: the latency hint came more than once"
+fi
+if [ "$mode" = own-limiter ]; then
+	grep -qF 'lowlat: DXVK limits its own frame rate (dxgi.maxFrameRate = 45 in DXVK_CONFIG); lowlat adds no cap of its own (stack_limiters: false)' "$out" ||
+		fail "$name: lowlat did not say it adds no cap over DXVK's own limiter"
+	grep '^lowlat: swapchain .* presents in ' "$out" | grep -qv 'limiter off' &&
+		fail "$name: a swapchain summary shows lowlat's limiter on over DXVK's own"
+	game=$(frame_start_fps "$e2e_tmp/$name.starts")
+	echo "$name: the game thread ran at $game fps under dxgi.maxFrameRate = 45 (LOWLAT_FPS=$cap)"
+	awk -v g="$game" 'BEGIN { exit !(g > 45 * 0.95 && g < 45 * 1.05) }' ||
+		fail "$name: the game thread ran at $game fps, not DXVK's 45"
+fi
+if [ "$mode" = latency-sleep-nv ]; then
+	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
+		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
+	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
+		fail "$name: no swapchain got the wait point \"latency-sleep\""
+	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
+	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
+	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
+fi

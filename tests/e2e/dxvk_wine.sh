@@ -5,6 +5,12 @@
 # host's implicit layers (lowlat) and VK_INSTANCE_LAYERS (validation) apply as for a native program.
 #
 #   dxvk_wine.sh EXE [FPS]      with FPS, run with LOWLAT_FPS=FPS and check the cap
+#   dxvk_wine.sh EXE FPS latency-sleep-nv VDISPLAY_MANIFEST_DIR LOWLAT_CLI
+#
+# latency-sleep-nv: as dxvk_native.sh's (the `lowlat` wrapper, the virtual display below
+# validation, DXVK sleeping through VK_NV_low_latency2 provided by lowlat): lowlat must say wait
+# point "latency-sleep" and pace nearly every sleep. The frame-start pairing is native-only (the
+# program's clock under Wine is QueryPerformanceCounter).
 #
 # Asserts: a clean exit; validation silent; lowlat saw engine "DXVK" in "LowlatTest.exe" (DXVK
 # names the instance after the .exe, as it will for every Proton game) and took its game key
@@ -28,7 +34,8 @@ wineserver=$(command -v wineserver || echo /usr/lib/x86_64-linux-gnu/wine/winese
 
 exe=$1
 cap=${2:-}
-name=dxvk-wine${cap:+-$cap}
+mode=${3:-}
+name=dxvk-wine${cap:+-$cap}${mode:+-$mode}
 # DXVK for Wine draws on Win32 windows; a DXVK_WSI_DRIVER meant for DXVK-native makes it fail.
 unset DXVK_WSI_DRIVER
 [ -z "$cap" ] || export LOWLAT_FPS="$cap"
@@ -58,4 +65,20 @@ flock -u 9
 # as is: Wine resolves a path starting with / on the current drive, which for a Unix working
 # directory is Z:, the Unix root.
 dxvk_after_run() { "$wineserver" -w; }
-dxvk_test "$name" "$(basename "$exe")" wine "$exe"
+wrapper=()
+if [ "$mode" = latency-sleep-nv ]; then
+	export VK_ADD_LAYER_PATH="$4" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=60
+	export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+	wrapper=("$5" --)
+fi
+dxvk_test "$name" "$(basename "$exe")" "${wrapper[@]}" wine "$exe"
+if [ "$mode" = latency-sleep-nv ]; then
+	out="$e2e_tmp/$name.out"
+	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
+		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
+	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
+		fail "$name: no swapchain got the wait point \"latency-sleep\""
+	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
+	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
+	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
+fi

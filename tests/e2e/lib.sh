@@ -52,6 +52,8 @@ client() {
 # nothing (errors and warnings, synchronization validation included). Output is kept in
 # $e2e_tmp/NAME.out for further checks. With E2E_LOWLAT=0 the same runs without lowlat, which must
 # then be absent from the chain: a clean run without the layer pins any message on the layer.
+# E2E_LAYERS_UNDER (explicit layers) go below validation, directly above the driver: the virtual
+# display (tests/vdisplay), whose manifest directory the caller adds with VK_ADD_LAYER_PATH.
 # E2E_LAYERS_BELOW (explicit layers, colon-separated) go between lowlat and validation, e.g. the
 # fault injection of tests/faults.
 run_validated() {
@@ -65,7 +67,7 @@ run_validated() {
 		"khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG" \
 		"khronos_validation.log_filename = $vvl" >"$e2e_tmp/vk_layer_settings.txt"
 	ENABLE_LOWLAT_LAYER=$lowlat LOWLAT_VERBOSE=${LOWLAT_VERBOSE:-1} \
-		VK_INSTANCE_LAYERS="${E2E_LAYERS_BELOW:+$E2E_LAYERS_BELOW:}VK_LAYER_KHRONOS_validation" \
+		VK_INSTANCE_LAYERS="${E2E_LAYERS_BELOW:+$E2E_LAYERS_BELOW:}VK_LAYER_KHRONOS_validation${E2E_LAYERS_UNDER:+:$E2E_LAYERS_UNDER}" \
 		VK_KHRONOS_VALIDATION_REPORT_FLAGS=error,warn \
 		VK_KHRONOS_VALIDATION_VALIDATE_SYNC=true \
 		VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG \

@@ -39,8 +39,9 @@ static void write_file(const char *path, const char *text)
 
 static void test_commands(void)
 {
-	CHECK_STR(control("status"), "ok game \"Game.exe\"; fps 60, method late, present_mode auto, "
-	                             "max_latency_frames 0, log false, log_dir default, enabled true");
+	CHECK_STR(control("status"),
+	          "ok game \"Game.exe\"; fps 60, method late, present_mode auto, "
+	          "max_latency_frames 0, log false, log_dir default, enabled true, stack_limiters false");
 	CHECK(!changed);
 	CHECK_STR(control("fps 30\n"), "ok fps 30");
 	CHECK(changed && st.config.fps == 30);
@@ -55,13 +56,13 @@ static void test_commands(void)
 	CHECK_STR(control("log yes"), "ok log yes");
 	CHECK_STR(control("log_dir /tmp/with space"), "ok log_dir /tmp/with space");
 	CHECK_STR(st.config.log_dir, "/tmp/with space");
-	CHECK_STR(control("status"),
-	          "ok game \"Game.exe\"; fps 30, method early, present_mode mailbox, "
-	          "max_latency_frames 2, log true, log_dir /tmp/with space, enabled false");
+	CHECK_STR(control("status"), "ok game \"Game.exe\"; fps 30, method early, present_mode mailbox, "
+	                             "max_latency_frames 2, log true, log_dir /tmp/with space, enabled "
+	                             "false, stack_limiters false");
 	/* reset: back to the files and the environment. */
 	CHECK_STR(control("reset"),
 	          "ok fps 60, method late, present_mode auto, max_latency_frames 0, log false, "
-	          "log_dir default, enabled true");
+	          "log_dir default, enabled true, stack_limiters false");
 	CHECK(changed && st.config.fps == 60 && st.control_set == 0);
 }
 
@@ -70,7 +71,8 @@ static void test_malformed(void)
 	struct lowlat_config before = st.config;
 
 	CHECK_STR(control("fps sixty"), "error: fps sixty is not a number; using 60");
-	CHECK_STR(control("fps 50000"), "error: fps 50000 is out of range (0 = off, or 1 to 10000); using 60");
+	CHECK_STR(control("fps 50000"),
+	          "error: fps 50000 is out of range (0 = off, or 1 to 10000); using 60");
 	CHECK_STR(control("fps"), "error: fps needs a value");
 	CHECK_STR(control("method sideways"),
 	          "error: method sideways is not \"late\" or \"early\"; using late");
@@ -79,10 +81,11 @@ static void test_malformed(void)
 	          "error: log_dir relative is not an absolute path; using the default");
 	CHECK_STR(control("fly 60"),
 	          "error: unknown command \"fly\" (commands: status, reset, or a key and its "
-	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled)");
+	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
+	          "stack_limiters)");
 	CHECK_STR(control(""),
 	          "error: unknown command \"\" (commands: status, reset, or a key and its value: fps, "
-	          "method, present_mode, max_latency_frames, log, log_dir, enabled)");
+	          "method, present_mode, max_latency_frames, log, log_dir, enabled, stack_limiters)");
 	CHECK_STR(control("status now"), "error: status takes no value; nothing changed");
 	CHECK_STR(control("reset all"), "error: reset takes no value; nothing changed");
 	CHECK_STR(control("fp\x01s 1"), "error: control characters in the command; nothing changed");
@@ -108,7 +111,7 @@ static void test_survives_reload(void)
 	CHECK(st.base.fps == 90);
 	CHECK_STR(control("reset"),
 	          "ok fps 90, method early, present_mode auto, max_latency_frames 0, log false, "
-	          "log_dir default, enabled true");
+	          "log_dir default, enabled true, stack_limiters false");
 	unlink(path);
 }
 

@@ -79,7 +79,7 @@ static void test_load(void)
 	        "config: game \"Game.exe\" from the .exe in the command line; files: %s (not found), %s (not "
 	        "found)\nconfig: fps 0, method late, present_mode auto, max_latency_frames 0, log false, "
 	        "log_dir "
-	        "default, enabled true",
+	        "default, enabled true, stack_limiters false",
 	        default_path, game_path);
 	CHECK_STR(out.text, want);
 
@@ -90,7 +90,7 @@ static void test_load(void)
 	         "config: game \"Game.exe\" from the .exe in the command line; files: %s (read), %s (read)\n"
 	         "config: fps 141, method early, present_mode mailbox, max_latency_frames 0, log true, "
 	         "log_dir "
-	         "default, enabled true",
+	         "default, enabled true, stack_limiters false",
 	         default_path, game_path);
 	CHECK_STR(out.text, want);
 	CHECK(st.config.fps == 141 && st.config.method == LOWLAT_METHOD_EARLY && st.config.log);
@@ -112,7 +112,7 @@ static void test_lowlat_config_env(void)
 	snprintf(want, sizeof(want),
 	         "config: game \"Game.exe\" from the .exe in the command line; files: %s (read), %s (read, "
 	         "LOWLAT_CONFIG)\nconfig: fps 30, method early, present_mode auto, max_latency_frames 0, log "
-	         "true, log_dir default, enabled true",
+	         "true, log_dir default, enabled true, stack_limiters false",
 	         default_path, explicit_path);
 	CHECK_STR(out.text, want);
 
@@ -196,7 +196,7 @@ static void test_reload(void)
 	snprintf(want, sizeof(want),
 	         "config: reloaded %s; fps 100, method late, present_mode auto, max_latency_frames 0, log "
 	         "false, "
-	         "log_dir default, enabled true",
+	         "log_dir default, enabled true, stack_limiters false",
 	         game_path);
 	CHECK_STR(out.text, want);
 	CHECK(st.config.fps == 100);
@@ -212,7 +212,7 @@ static void test_reload(void)
 	         "%s: \"fps\": -1 is out of range (0 = off, or 1 to 10000); using 60\n"
 	         "config: reloaded %s; fps 60, method early, present_mode auto, max_latency_frames 0, log "
 	         "false, "
-	         "log_dir default, enabled true",
+	         "log_dir default, enabled true, stack_limiters false",
 	         game_path, game_path);
 	CHECK_STR(out.text, want);
 
@@ -264,7 +264,7 @@ static void test_no_dir(void)
 	CHECK_STR(out.text, "config: game \"Game.exe\" from the .exe in the command line; files: no config "
 	                    "directory (neither XDG_CONFIG_HOME nor HOME is set)\n"
 	                    "config: fps 0, method late, present_mode auto, max_latency_frames 0, log false, "
-	                    "log_dir default, enabled true");
+	                    "log_dir default, enabled true, stack_limiters false");
 	CHECK(!reload(&st, 10 * SECOND_NS));
 
 	/* HOME alone gives ~/.config/lowlat. */

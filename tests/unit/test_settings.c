@@ -1,9 +1,9 @@
 /* test_settings.c — VK_EXT_layer_settings: each key through its natural type and as a string,
  * other layers' settings left alone, several structs in one chain, bad values and names; and the
  * manifest describes exactly the settings the layer accepts (argv[1]: VkLayer_lowlat.json.in). */
+#include "vk_compat.h"
 #include <cjson/cJSON.h>
 #include <stdlib.h>
-#include "vk_compat.h"
 
 #include "check.h"
 #include "config.h"
@@ -37,6 +37,7 @@ static void test_natural_types(void)
 	        SETTING("log", VK_LAYER_SETTING_TYPE_BOOL32_EXT, &yes),
 	        SETTING("log_dir", VK_LAYER_SETTING_TYPE_STRING_EXT, &dir),
 	        SETTING("enabled", VK_LAYER_SETTING_TYPE_BOOL32_EXT, &no),
+	        SETTING("stack_limiters", VK_LAYER_SETTING_TYPE_BOOL32_EXT, &yes),
 	};
 	const VkLayerSettingsCreateInfoEXT layer_settings = {
 	        .sType = VK_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT,
@@ -52,7 +53,7 @@ static void test_natural_types(void)
 	CHECK_STR(apply(&info, &c, &set), "");
 	CHECK(c.fps == 59.94); /* the float's digits, not its binary expansion */
 	CHECK(c.method == LOWLAT_METHOD_EARLY && c.present_mode == LOWLAT_PRESENT_MODE_FIFO_LATEST_READY);
-	CHECK(c.max_latency_frames == 2 && c.log && !c.enabled);
+	CHECK(c.max_latency_frames == 2 && c.log && !c.enabled && c.stack_limiters);
 	CHECK_STR(c.log_dir, "/var/tmp/lowlat");
 	CHECK(set == (1u << LOWLAT_KEY_COUNT) - 1);
 }

@@ -66,13 +66,15 @@ static void test_commands(void)
 {
 	CHECK_STR(command("fps 50\n"), "ok fps 50\n");
 	CHECK(current_fps() == 50);
-	CHECK_STR(command("status\nmethod early\n"), "ok game \"test_socket\"; fps 50, method late, "
-	                                             "present_mode auto, max_latency_frames 0, log false, "
-	                                             "log_dir default, enabled true\nok method early\n");
+	CHECK_STR(command("status\nmethod early\n"),
+	          "ok game \"test_socket\"; fps 50, method late, "
+	          "present_mode auto, max_latency_frames 0, log false, "
+	          "log_dir default, enabled true, stack_limiters false\nok method early\n");
 	CHECK_STR(command("fps sixty\n"), "error: fps sixty is not a number; using 50\n");
 	CHECK_STR(command("bogus 1\n"),
 	          "error: unknown command \"bogus\" (commands: status, reset, or a key and its "
-	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled)\n");
+	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
+	          "stack_limiters)\n");
 	CHECK_STR(command("\x01\x02\n"), "error: control characters in the command; nothing changed\n");
 	CHECK_STR(exchange("fp\0s 1\n", 7), "error: NUL byte in the command; nothing changed\n");
 	static char flood[3000];
@@ -84,7 +86,7 @@ static void test_commands(void)
 	CHECK(current_fps() == 50);
 	CHECK_STR(command("reset\n"),
 	          "ok fps 60, method late, present_mode auto, max_latency_frames 0, log false, "
-	          "log_dir default, enabled true\n");
+	          "log_dir default, enabled true, stack_limiters false\n");
 }
 
 static void test_modes(const char *runtime)

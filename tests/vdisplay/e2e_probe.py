@@ -8,7 +8,8 @@ headless surface below) and checks what the probe saw against the truth log.
 With --lowlat-manifest-dir, lowlat runs on top (implicit, capping at --lowlat-fps): the probe
 drives present ids, present wait and VK_EXT_present_timing itself, so every check must hold as
 without it (lowlat adds no ids, never touches the app's targets or reads its timing results), and
-lowlat must say once that it falls back to "cpu" because the app drives present timing itself.
+lowlat must say once that it falls back to "cpu" because the app drives present timing itself,
+and (timing scenario, whose presents carry targets) once that it adds no cap over those targets.
 """
 import argparse
 import os
@@ -182,6 +183,12 @@ def main():
             fail(f"expected one line from lowlat saying {want!r}, got {levels}")
         else:
             print(levels[0])
+        # Its own targets are its own limiter: lowlat adds no cap over them, and says so once.
+        own = [ln for ln in out.splitlines() if "sets its own present-timing targets" in ln]
+        if args.scenario == "timing" and (len(own) != 1 or "lowlat adds no cap of its own" not in own[0]):
+            fail(f"expected one line from lowlat saying it adds no cap over the app's targets, got {own}")
+        elif own:
+            print(own[0])
     if args.scenario == "concurrent":
         shown = [r for r in rows if r["event"] == "shown"]
         if len(shown) < int(args.frames) - 3 or any(r["event"] in ("replaced", "skipped") for r in rows):

@@ -1,0 +1,989 @@
+/* latency_sleep.c — VK_NV_low_latency2 offered, emulated and used as lowlat's wait point; see
+ * latency_sleep.h for why and for the three device modes.
+ *
+ * Owns: the extension in vkEnumerateDeviceExtensionProperties, its removal from copies of the
+ * device and swapchain create infos and of submit pNext chains (validation and the driver below
+ * never see it on an emulated device), VkLatencySurfaceCapabilitiesNV, the extension's commands,
+ * the owed semaphore signals (their bookkeeping is latency_book.c), the vkWaitSemaphores hook that
+ * does the precise wait on the waiting thread, and the per-device signaler thread.
+ *
+ * Release time: the swapchain's own pacer (lowlat's cap, on the grid the present path uses when no
+ * sleep is made), and the app's minimumIntervalUs on a grid of its own; lowlat_latency_release_ns
+ * picks between them so that two limiters never stack unless `stack_limiters` says so.
+ *
+ * Lock order: the device map, then a device's latency lock (present.c takes it around its pacer
+ * for such devices), then that device's swapchain map (a lookup under the latency lock finds the
+ * swapchain whose sleep ended; a destroyed swapchain leaves the map before its latency state is
+ * torn down under the latency lock, so what the lookup returns stays valid while it is held). No
+ * lock is held while sleeping or calling down.
+ */
+#include "latency_sleep.h"
+
+#ifdef VK_NV_low_latency2
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "config.h"
+#include "log.h"
+#include "message.h"
+#include "objects.h"
+
+#define EXT_NAME VK_NV_LOW_LATENCY_2_EXTENSION_NAME
+/* The revision lowlat implements: what it accepts and strips is revision 2's (revision 3 only
+ * clarified where VkLatencySubmissionPresentIdNV goes, which lowlat strips anywhere). */
+#define EXT_SPEC_VERSION 2
+#define LAYER_NAME       "VK_LAYER_LOWLAT_limiter"
+
+/* ---- offering the extension ---- */
+
+/* What the chain below offers. The extension depends on VK_KHR_present_id or present_id2 (and
+ * timeline semaphores, core in every Vulkan 1.2 driver): lowlat offers it only where one of those
+ * is there, so what the app sees stays a valid set of extensions; DXVK uses it only then anyway. */
+enum below {
+	BELOW_HAS,     /* the driver has it: pass through */
+	BELOW_EMULATE, /* it lacks it but has present ids: lowlat provides it */
+	BELOW_CANNOT,  /* neither: not offered */
+};
+
+static enum below classify(const VkExtensionProperties *props, uint32_t count)
+{
+	bool present_id = false;
+
+	for (uint32_t i = 0; i < count; i++) {
+		if (!strcmp(props[i].extensionName, EXT_NAME))
+			return BELOW_HAS;
+		present_id = present_id ||
+		             !strcmp(props[i].extensionName, VK_KHR_PRESENT_ID_EXTENSION_NAME) ||
+		             !strcmp(props[i].extensionName, "VK_KHR_present_id2");
+	}
+	return present_id ? BELOW_EMULATE : BELOW_CANNOT;
+}
+
+/* `enabled: false` passes everything through: lowlat then offers nothing of its own either. Read
+ * when the app lists or enables extensions; a later change leaves a device as it was made. */
+static bool offering(void)
+{
+	struct lowlat_config cfg;
+
+	lowlat_config_defaults(&cfg);
+	lowlat_config_global_get(0, &cfg);
+	return cfg.enabled;
+}
+
+static enum below below_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
+{
+	VkExtensionProperties *props;
+	uint32_t count = 0;
+	enum below b = BELOW_CANNOT;
+
+	if (!inst->vk.EnumerateDeviceExtensionProperties ||
+	    inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS)
+		return BELOW_CANNOT;
+	if (!(props = calloc(count ? count : 1, sizeof(*props))))
+		return BELOW_CANNOT;
+	if (inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, props) >= 0)
+		b = classify(props, count);
+	free(props);
+	return b;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(VkPhysicalDevice physical,
+                                                                                const char *layer,
+                                                                                uint32_t *count,
+                                                                                VkExtensionProperties *out)
+{
+	struct lowlat_instance *inst = lowlat_instance_of(physical);
+	const VkExtensionProperties ours = {.extensionName = EXT_NAME, .specVersion = EXT_SPEC_VERSION};
+	VkExtensionProperties *below;
+	uint32_t n = 0, total, copy;
+	VkResult result;
+
+	if (!inst || !inst->vk.EnumerateDeviceExtensionProperties)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	/* Asked for lowlat's own list: the one extension it provides. */
+	if (layer && !strcmp(layer, LAYER_NAME)) {
+		if (!out) {
+			*count = 1;
+			return VK_SUCCESS;
+		}
+		if (!*count)
+			return VK_INCOMPLETE;
+		out[0] = ours;
+		*count = 1;
+		return VK_SUCCESS;
+	}
+	if (layer)
+		return inst->vk.EnumerateDeviceExtensionProperties(physical, layer, count, out);
+
+	/* The driver's list in full, to know whether it has the extension and to copy from. */
+	if ((result = inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &n, NULL)) != VK_SUCCESS)
+		return result;
+	if (!(below = calloc(n + 1, sizeof(*below))))
+		return VK_ERROR_OUT_OF_HOST_MEMORY;
+	if ((result = inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &n, below)) < 0) {
+		free(below);
+		return result;
+	}
+	total = n;
+	if (classify(below, n) == BELOW_EMULATE && offering())
+		below[total++] = ours;
+	if (!out) {
+		*count = total;
+		free(below);
+		return VK_SUCCESS;
+	}
+	/* Never more than the app's array holds; VK_INCOMPLETE when that is less than all. */
+	copy = *count < total ? *count : total;
+	memcpy(out, below, copy * sizeof(*out));
+	*count = copy;
+	free(below);
+	return copy < total ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+/* VkLatencySurfaceCapabilitiesNV: every present mode of the surface works with lowlat's sleep,
+ * which does not depend on the mode. The driver must not see the struct: when it comes first in
+ * the chain (the usual place) the call goes down with a copy of the head that skips it, and the
+ * answer is copied into the app's head (an output struct, ours to fill); deeper in the chain it
+ * cannot be skipped without writing the app's pNext pointers, and goes down as it is (drivers skip
+ * structure types they do not know). */
+static VKAPI_ATTR VkResult VKAPI_CALL lowlat_GetPhysicalDeviceSurfaceCapabilities2KHR(
+        VkPhysicalDevice physical, const VkPhysicalDeviceSurfaceInfo2KHR *info,
+        VkSurfaceCapabilities2KHR *caps)
+{
+	struct lowlat_instance *inst = lowlat_instance_of(physical);
+	VkLatencySurfaceCapabilitiesNV *latency = NULL;
+	VkResult result;
+
+	if (!inst || !inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	for (VkBaseOutStructure *s = caps->pNext; s; s = s->pNext)
+		if (s->sType == VK_STRUCTURE_TYPE_LATENCY_SURFACE_CAPABILITIES_NV)
+			latency = (VkLatencySurfaceCapabilitiesNV *)s;
+	if (!latency || !inst->vk.GetPhysicalDeviceSurfacePresentModesKHR ||
+	    below_support(inst, physical) != BELOW_EMULATE)
+		return inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, caps);
+	if (caps->pNext == (void *)latency) {
+		VkSurfaceCapabilities2KHR head = *caps;
+		head.pNext = (void *)latency->pNext;
+		result = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, &head);
+		caps->surfaceCapabilities = head.surfaceCapabilities;
+	} else {
+		result = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, info, caps);
+	}
+	if (result != VK_SUCCESS)
+		return result;
+	uint32_t n = 0;
+	VkPresentModeKHR modes[16];
+	if (inst->vk.GetPhysicalDeviceSurfacePresentModesKHR(physical, info->surface, &n, NULL) != VK_SUCCESS)
+		return result;
+	if (n > 16)
+		n = 16;
+	if (inst->vk.GetPhysicalDeviceSurfacePresentModesKHR(physical, info->surface, &n, modes) < 0)
+		return result;
+	/* An output struct the app asked us to fill: its count and array are ours to write. */
+	if (!latency->pPresentModes) {
+		latency->presentModeCount = n;
+	} else {
+		if (latency->presentModeCount > n)
+			latency->presentModeCount = n;
+		memcpy(latency->pPresentModes, modes, latency->presentModeCount * sizeof(*modes));
+	}
+	return result;
+}
+
+/* ---- device and swapchain creation ---- */
+
+void lowlat_latency_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                                 const VkDeviceCreateInfo *app, struct lowlat_latency_setup *s)
+{
+	uint32_t n = app->enabledExtensionCount, kept = 0;
+	bool wanted = false;
+
+	*s = (struct lowlat_latency_setup){.info = *app};
+	for (uint32_t i = 0; i < n; i++)
+		wanted = wanted || !strcmp(app->ppEnabledExtensionNames[i], EXT_NAME);
+	if (!wanted)
+		return;
+	switch (below_support(inst, physical)) {
+	case BELOW_HAS: s->mode = LOWLAT_LATENCY_NATIVE; return;
+	case BELOW_CANNOT: return; /* not offered: the driver refuses it as it would without lowlat */
+	case BELOW_EMULATE: break;
+	}
+	if (!offering())
+		return; /* not offered: as without lowlat */
+	s->mode = LOWLAT_LATENCY_EMULATED;
+	if (!(s->names = calloc(n, sizeof(*s->names)))) {
+		/* Cannot strip it: the driver would refuse the device. */
+		s->mode = LOWLAT_LATENCY_OFF;
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(app->ppEnabledExtensionNames[i], EXT_NAME))
+			s->names[kept++] = app->ppEnabledExtensionNames[i];
+	s->info.enabledExtensionCount = kept;
+	s->info.ppEnabledExtensionNames = s->names;
+}
+
+void lowlat_latency_device_setup_fini(struct lowlat_latency_setup *s)
+{
+	free(s->names);
+	s->names = NULL;
+}
+
+static void *signaler_main(void *arg);
+
+void lowlat_latency_device_init(struct lowlat_device *dev, enum lowlat_latency_mode mode)
+{
+	struct lowlat_latency_device *l = &dev->latency;
+	pthread_condattr_t attr;
+
+	l->mode = mode;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	l->signal = dev->vk.SignalSemaphore ? dev->vk.SignalSemaphore : dev->vk.SignalSemaphoreKHR;
+	l->wait = dev->vk.WaitSemaphores ? dev->vk.WaitSemaphores : dev->vk.WaitSemaphoresKHR;
+	l->counter = dev->vk.GetSemaphoreCounterValue ? dev->vk.GetSemaphoreCounterValue
+	                                              : dev->vk.GetSemaphoreCounterValueKHR;
+	if (mode == LOWLAT_LATENCY_EMULATED && (!l->signal || !l->wait || !l->counter))
+		lowlat_msg("VK_NV_low_latency2: the driver below has no timeline semaphore functions; the "
+		           "app's latency sleeps are released at once");
+	if (mode != LOWLAT_LATENCY_OFF)
+		LOWLAT_INFO("VK_NV_low_latency2 %s", mode == LOWLAT_LATENCY_EMULATED
+		                                             ? "provided by lowlat (the driver lacks it)"
+		                                             : "passed through to the driver");
+}
+
+void lowlat_latency_device_fini(struct lowlat_device *dev)
+{
+	struct lowlat_latency_device *l = &dev->latency;
+	bool joined;
+
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	joined = l->thread_started;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	if (joined)
+		pthread_join(l->thread, NULL);
+	pthread_cond_destroy(&l->cond);
+	pthread_mutex_destroy(&l->lock);
+}
+
+/* ---- structs of the extension out of pNext chains (emulated devices) ---- */
+
+/* The size of a struct that may sit before the extension's in a chain lowlat strips, 0 for a type
+ * it does not know (and so cannot copy). Apps put the extension's struct first as a rule (DXVK
+ * does), and then nothing is copied at all. */
+static size_t known_size(VkStructureType type)
+{
+	switch (type) {
+	case VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO: return sizeof(VkTimelineSemaphoreSubmitInfo);
+	case VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO: return sizeof(VkDeviceGroupSubmitInfo);
+	case VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO: return sizeof(VkProtectedSubmitInfo);
+	case VK_STRUCTURE_TYPE_PERFORMANCE_QUERY_SUBMIT_INFO_KHR:
+		return sizeof(VkPerformanceQuerySubmitInfoKHR);
+	case VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO: return sizeof(VkImageFormatListCreateInfo);
+	case VK_STRUCTURE_TYPE_SWAPCHAIN_COUNTER_CREATE_INFO_EXT:
+		return sizeof(VkSwapchainCounterCreateInfoEXT);
+	case VK_STRUCTURE_TYPE_DEVICE_GROUP_SWAPCHAIN_CREATE_INFO_KHR:
+		return sizeof(VkDeviceGroupSwapchainCreateInfoKHR);
+#ifdef VK_EXT_swapchain_maintenance1
+	case VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODES_CREATE_INFO_EXT:
+		return sizeof(VkSwapchainPresentModesCreateInfoEXT);
+	case VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_SCALING_CREATE_INFO_EXT:
+		return sizeof(VkSwapchainPresentScalingCreateInfoEXT);
+#endif
+#ifdef VK_EXT_frame_boundary
+	case VK_STRUCTURE_TYPE_FRAME_BOUNDARY_EXT: return sizeof(VkFrameBoundaryEXT);
+#endif
+	default: return 0;
+	}
+}
+
+bool lowlat_chain_has(const void *chain, VkStructureType type)
+{
+	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
+		if (p->sType == type)
+			return true;
+	return false;
+}
+
+/* chain with every struct of `type` left out: the structs before it are copied into storage and
+ * relinked, the app's are only read. Where a struct before it cannot be copied (unknown type, or
+ * more than the storage holds) the chain comes back as it was and *ok is false. */
+const void *lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_copy *storage,
+                                 bool *ok)
+{
+	VkBaseInStructure *prev = NULL;
+	const void *head = chain;
+	uint32_t used = 0;
+
+	*ok = true;
+	for (const VkBaseInStructure *p = chain; p; p = p->pNext) {
+		if (p->sType == type) {
+			/* Skip it: the previous link (a copy of ours, or the head) jumps over it. */
+			if (prev)
+				prev->pNext = p->pNext;
+			else
+				head = p->pNext;
+			continue;
+		}
+		if (!lowlat_chain_has(p->pNext, type))
+			break; /* nothing of that type further on: the rest is shared as it is */
+		size_t size = known_size(p->sType);
+		if (!size || size > sizeof(storage->slot[0]) || used == LOWLAT_CHAIN_COPIES) {
+			*ok = false;
+			return chain;
+		}
+		VkBaseInStructure *copy = (VkBaseInStructure *)storage->slot[used++];
+		memcpy(copy, p, size);
+		if (prev)
+			prev->pNext = copy;
+		else
+			head = copy;
+		prev = copy;
+	}
+	return head;
+}
+
+const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_device *dev,
+                                                              const VkSwapchainCreateInfoKHR *app,
+                                                              VkSwapchainCreateInfoKHR *copy,
+                                                              struct lowlat_chain_copy *storage)
+{
+	bool ok;
+
+	if (dev->latency.mode != LOWLAT_LATENCY_EMULATED ||
+	    !lowlat_chain_has(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV))
+		return app;
+	*copy = *app;
+	copy->pNext = lowlat_chain_without(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV,
+	                                   storage, &ok);
+	if (!ok)
+		LOWLAT_WARN_ONCE(
+		        "VK_NV_low_latency2: VkSwapchainLatencyCreateInfoNV follows a structure lowlat "
+		        "cannot copy; it reaches the driver as the app chained it");
+	return copy;
+}
+
+/* ---- owed signals ---- */
+
+/* The index of the claimed signal (semaphore, value) in the book, -1 when it is gone. */
+static int find_claimed(const struct lowlat_owed_book *book, uint64_t semaphore, uint64_t value)
+{
+	for (uint32_t i = 0; i < book->count; i++)
+		if (book->items[i].claimed && book->items[i].semaphore == semaphore &&
+		    book->items[i].value == value)
+			return (int)i;
+	return -1;
+}
+
+/* Sends the claimed signal book.items[i]. The caller holds the lock; it is released around the
+ * call down and held again on return. A lower claimed value of the same semaphore goes first (a
+ * timeline is only ever signalled upwards): its claimer's release is earlier, so this waits for at
+ * most the rest of that one's sleep. Records the sleep's end for the swapchain's log. */
+static void signal_claimed_locked(struct lowlat_device *dev, int i)
+{
+	struct lowlat_latency_device *l = &dev->latency;
+	const struct lowlat_owed o = l->book.items[i];
+	uint64_t current = 0;
+
+	while (i >= 0 && lowlat_owed_lower_claimed(&l->book, i)) {
+		pthread_cond_wait(&l->cond, &l->lock);
+		/* Items move when others are removed: find ours again (claimed: only we remove it). */
+		i = find_claimed(&l->book, o.semaphore, o.value);
+	}
+	pthread_mutex_unlock(&l->lock);
+	VkSemaphore sem = (VkSemaphore)(uintptr_t)o.semaphore;
+	/* The app may have signalled it past our value itself; a signal at or below would be invalid. */
+	if (l->signal && l->counter && l->counter(dev->handle, sem, &current) == VK_SUCCESS &&
+	    current < o.value) {
+		const VkSemaphoreSignalInfo info = {
+		        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = sem, .value = o.value};
+		if (l->signal(dev->handle, &info) != VK_SUCCESS)
+			LOWLAT_WARN_ONCE("VK_NV_low_latency2: signalling the app's latency semaphore failed");
+	}
+	int64_t end_ns = lowlat_now_ns();
+	pthread_mutex_lock(&l->lock);
+	if ((i = find_claimed(&l->book, o.semaphore, o.value)) >= 0)
+		lowlat_owed_done(&l->book, i);
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, (VkSwapchainKHR)(uintptr_t)o.swapchain);
+	if (sc && sc->latency.have_wait && sc->latency.wait_end_ns == LOWLAT_LOG_UNKNOWN)
+		sc->latency.wait_end_ns = end_ns;
+	pthread_cond_broadcast(&l->cond);
+}
+
+/* The signaler thread: sends, at their release times, the signals nobody claimed by waiting. Its
+ * wake-up is a condition variable's (tens to hundreds of us late); a thread that waits for the
+ * value in vkWaitSemaphores gets the precise wait instead. */
+static void *signaler_main(void *arg)
+{
+	struct lowlat_device *dev = arg;
+	struct lowlat_latency_device *l = &dev->latency;
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->stop) {
+		int i = lowlat_owed_earliest(&l->book);
+		if (i < 0) {
+			pthread_cond_wait(&l->cond, &l->lock);
+			continue;
+		}
+		int64_t release = l->book.items[i].release_ns;
+		if (release > lowlat_now_ns()) {
+			struct timespec ts = {.tv_sec = release / 1000000000ll,
+			                      .tv_nsec = release % 1000000000ll};
+			int r = pthread_cond_timedwait(&l->cond, &l->lock, &ts);
+			if (r != ETIMEDOUT)
+				continue; /* the book changed: look again */
+			if ((i = lowlat_owed_earliest(&l->book)) < 0 ||
+			    l->book.items[i].release_ns > lowlat_now_ns())
+				continue;
+		}
+		l->book.items[i].claimed = true;
+		signal_claimed_locked(dev, i);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* Signals o now (no one may have it in the book). */
+static void signal_now(struct lowlat_device *dev, const struct lowlat_owed *o)
+{
+	struct lowlat_latency_device *l = &dev->latency;
+	uint64_t current = 0;
+	VkSemaphore sem = (VkSemaphore)(uintptr_t)o->semaphore;
+
+	if (!sem || !l->signal || !l->counter)
+		return;
+	if (l->counter(dev->handle, sem, &current) == VK_SUCCESS && current < o->value) {
+		const VkSemaphoreSignalInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+		                                    .semaphore = sem,
+		                                    .value = o->value};
+		l->signal(dev->handle, &info);
+	}
+}
+
+void lowlat_latency_swapchain_init(struct lowlat_swapchain *sc)
+{
+	sc->latency = (struct lowlat_swapchain_latency){0};
+	lowlat_pacer_init(&sc->latency.app_pacer);
+	sc->latency.wait_begin_ns = sc->latency.wait_end_ns = sc->latency.target_ns = LOWLAT_LOG_UNKNOWN;
+}
+
+void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swapchain *sc)
+{
+	struct lowlat_latency_device *l = &dev->latency;
+	struct lowlat_owed owed[LOWLAT_OWED_MAX];
+	uint32_t n = 0;
+
+	if (l->mode != LOWLAT_LATENCY_EMULATED)
+		return;
+	/* Its sleeps end now: an app still waiting must not hang on a swapchain that is gone. They
+	 * stay in the book, due at once, for the signaler thread to send in order with any other
+	 * claimer of the same semaphore; only without that thread are they sent here. */
+	pthread_mutex_lock(&l->lock);
+	if (l->thread_started)
+		lowlat_owed_release_swapchain(&l->book, (uint64_t)sc->handle, 0);
+	else
+		n = lowlat_owed_take_swapchain(&l->book, (uint64_t)sc->handle, owed);
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	for (uint32_t i = 0; i < n; i++)
+		signal_now(dev, &owed[i]);
+}
+
+/* ---- the present path's side ---- */
+
+bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc)
+{
+	bool owns;
+
+	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
+		return false;
+	pthread_mutex_lock(&dev->latency.lock);
+	struct lowlat_swapchain_latency *sl = &sc->latency;
+	owns = sl->sleep_point && sl->presents_since_sleep < LOWLAT_SLEEPLESS_PRESENTS;
+	if (sl->sleep_point && ++sl->presents_since_sleep == LOWLAT_SLEEPLESS_PRESENTS) {
+		/* Said again at the next sleep. */
+		sl->announced = false;
+		pthread_mutex_unlock(&dev->latency.lock);
+		lowlat_msg("swapchain %ux%u: wait point \"present\" again (no latency sleep for %u presents)",
+		           sc->extent.width, sc->extent.height, LOWLAT_SLEEPLESS_PRESENTS);
+		return owns;
+	}
+	pthread_mutex_unlock(&dev->latency.lock);
+	return owns;
+}
+
+bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t *begin_ns,
+                              int64_t *end_ns, int64_t *target_ns)
+{
+	bool have;
+
+	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
+		return false;
+	pthread_mutex_lock(&dev->latency.lock);
+	have = sc->latency.have_wait;
+	*begin_ns = sc->latency.wait_begin_ns;
+	*end_ns = sc->latency.wait_end_ns;
+	*target_ns = sc->latency.target_ns;
+	sc->latency.have_wait = false;
+	pthread_mutex_unlock(&dev->latency.lock);
+	return have;
+}
+
+void lowlat_latency_pacer_lock(struct lowlat_device *dev)
+{
+	if (dev->latency.mode != LOWLAT_LATENCY_OFF)
+		pthread_mutex_lock(&dev->latency.lock);
+}
+
+void lowlat_latency_pacer_unlock(struct lowlat_device *dev)
+{
+	if (dev->latency.mode != LOWLAT_LATENCY_OFF)
+		pthread_mutex_unlock(&dev->latency.lock);
+}
+
+void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc, char *dst,
+                            size_t size)
+{
+	dst[0] = '\0';
+	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
+		return;
+	pthread_mutex_lock(&dev->latency.lock);
+	if (sc->latency.sleep_point)
+		snprintf(dst, size, "; wait point \"latency-sleep\": %" PRIu64 " sleeps, %" PRIu64 " paced",
+		         sc->latency.sleeps, sc->latency.paced_sleeps);
+	pthread_mutex_unlock(&dev->latency.lock);
+}
+
+/* ---- the extension's commands ---- */
+
+#define LATENCY_HOOK_DEVICE(dev, handle, error)                                                              \
+	struct lowlat_device *dev = lowlat_device_of(handle);                                                \
+	if (!dev || dev->latency.mode == LOWLAT_LATENCY_OFF) {                                               \
+		LOWLAT_WARN_ONCE("a VK_NV_low_latency2 command was called on a device without the "          \
+		                 "extension enabled");                                                       \
+		return error;                                                                                \
+	}
+
+static VKAPI_ATTR VkResult VKAPI_CALL lowlat_SetLatencySleepModeNV(VkDevice device, VkSwapchainKHR swapchain,
+                                                                   const VkLatencySleepModeInfoNV *info)
+{
+	LATENCY_HOOK_DEVICE(dev, device, VK_ERROR_INITIALIZATION_FAILED)
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
+
+	if (sc) {
+		pthread_mutex_lock(&dev->latency.lock);
+		/* A NULL info means "off" (the spec's default for a swapchain). */
+		sc->latency.low_latency_mode = info && info->lowLatencyMode;
+		sc->latency.boost = info && info->lowLatencyBoost;
+		uint32_t interval = info ? info->minimumIntervalUs : 0;
+		if (interval != sc->latency.min_interval_us) {
+			sc->latency.min_interval_us = interval;
+			lowlat_pacer_set_mfps(&sc->latency.app_pacer, lowlat_interval_us_to_mfps(interval));
+		}
+		pthread_mutex_unlock(&dev->latency.lock);
+	}
+	if (dev->latency.mode == LOWLAT_LATENCY_NATIVE)
+		return dev->vk.SetLatencySleepModeNV(device, swapchain, info);
+	return VK_SUCCESS;
+}
+
+/* The thread's own sleeper (adaptive tail state) for latency waits: each game thread that waits gets
+ * one, so threads never share one and a swapchain going away takes nothing with it. */
+static _Thread_local struct lowlat_sleeper thread_sleeper;
+static _Thread_local bool thread_sleeper_ready;
+
+static void sleep_precisely_until(int64_t deadline_ns)
+{
+	if (!thread_sleeper_ready) {
+		lowlat_sleeper_init(&thread_sleeper);
+		thread_sleeper_ready = true;
+	}
+	lowlat_sleep_until_ns(&thread_sleeper, deadline_ns);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkSwapchainKHR swapchain,
+                                                            const VkLatencySleepInfoNV *info)
+{
+	/* VK_ERROR_UNKNOWN: the one error code vk.xml gives this command besides validation's. */
+	LATENCY_HOOK_DEVICE(dev, device, VK_ERROR_UNKNOWN)
+	struct lowlat_latency_device *l = &dev->latency;
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
+	int64_t now = lowlat_now_ns(), release = now;
+	bool paced = false, announce = false, app_told = false, start = false, in_book = false;
+	struct lowlat_owed owed = {.semaphore = (uint64_t)(uintptr_t)info->signalSemaphore,
+	                           .value = info->value,
+	                           .swapchain = (uint64_t)swapchain};
+
+	if (sc) {
+		pthread_mutex_lock(&l->lock);
+		struct lowlat_swapchain_latency *sl = &sc->latency;
+		bool stack = sl->stack_limiters, own, app;
+		lowlat_latency_grids(sc->pacer.mfps, sl->app_pacer.mfps, stack, &own, &app);
+		/* Native: the driver keeps the app's interval itself. */
+		app = app && l->mode == LOWLAT_LATENCY_EMULATED;
+		/* Each grid advances only when it has a say (a pacer's deadline is its next frame). */
+		int64_t own_ns = own ? lowlat_pacer_next_deadline(&sc->pacer, now) : now;
+		int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;
+		release = lowlat_latency_release_ns(own, own_ns, app, app_ns, true, now, &paced);
+		/* Where a recreated swapchain, or this one's present when it stops sleeping, continues
+		 * (present.c). */
+		sc->last_release_ns = release;
+		sc->last_release_display = false;
+		atomic_store_explicit(&dev->last_release_ns, release, memory_order_relaxed);
+		announce = !sl->announced;
+		sl->announced = sl->sleep_point = true;
+		sl->presents_since_sleep = 0;
+		app_told = sc->pacer.mfps && sl->app_pacer.mfps && !stack && !sl->app_paces_told;
+		bool app_rules = app_told && !own;
+		sl->app_paces_told = sl->app_paces_told || app_told;
+		sl->sleeps++;
+		sl->paced_sleeps += paced;
+		sl->have_wait = true;
+		sl->wait_begin_ns = now;
+		sl->target_ns = paced ? release : LOWLAT_LOG_UNKNOWN;
+		sl->wait_end_ns = LOWLAT_LOG_UNKNOWN;
+		owed.release_ns = release;
+		if (l->mode == LOWLAT_LATENCY_EMULATED && info->signalSemaphore) {
+			/* Full (an app that sleeps far more often than it is released): its older values
+			 * of this semaphore are implied by this one and make room. */
+			in_book = lowlat_owed_add(&l->book, &owed) ||
+			          (lowlat_owed_drop_lower(&l->book, owed.semaphore, owed.value) &&
+			           lowlat_owed_add(&l->book, &owed));
+			if (in_book && !l->thread_started)
+				start = l->thread_started = true;
+			else if (in_book)
+				pthread_cond_broadcast(&l->cond);
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (announce)
+			lowlat_msg("swapchain %ux%u: wait point \"latency-sleep\" (the app's "
+			           "vkLatencySleepNV on its "
+			           "game thread%s); its presents no longer wait",
+			           sc->extent.width, sc->extent.height,
+			           l->mode == LOWLAT_LATENCY_EMULATED
+			                   ? ", VK_NV_low_latency2 provided by lowlat"
+			                   : "");
+		if (app_told)
+			lowlat_msg("swapchain %ux%u: the app limits its own frame rate (minimumIntervalUs %u "
+			           "us); "
+			           "%s (stack_limiters: false)",
+			           sc->extent.width, sc->extent.height, sc->latency.min_interval_us,
+			           app_rules ? "lowlat adds no cap of its own"
+			                     : "lowlat's lower cap is the one limiter, on lowlat's grid");
+	}
+	if (start && pthread_create(&l->thread, NULL, signaler_main, dev)) {
+		pthread_mutex_lock(&l->lock);
+		l->thread_started = false;
+		pthread_mutex_unlock(&l->lock);
+		LOWLAT_WARN_ONCE(
+		        "VK_NV_low_latency2: could not start the signaler thread; sleeps are released "
+		        "when the app waits for them");
+	}
+
+	if (l->mode == LOWLAT_LATENCY_NATIVE) {
+		/* lowlat's cap: waited here, on the calling (game) thread, before the driver's own sleep. */
+		if (paced) {
+			sleep_precisely_until(release);
+			pthread_mutex_lock(&l->lock);
+			if (sc)
+				sc->latency.wait_end_ns = lowlat_now_ns();
+			pthread_mutex_unlock(&l->lock);
+		}
+		return dev->vk.LatencySleepNV(device, swapchain, info);
+	}
+	/* Emulated: returns at once, as the spec says; the signal comes at the release time. Due now:
+	 * sent here, unless the signaler thread (woken by the new entry) or a waiter claimed it
+	 * first, which then sends it: a value is sent by its one claimer only. Not in the book (no
+	 * swapchain of ours, the book full of other semaphores' values): sent here, now. */
+	if (in_book && release <= now) {
+		pthread_mutex_lock(&l->lock);
+		int i = lowlat_owed_find(&l->book, owed.semaphore, owed.value);
+		if (i >= 0 && !l->book.items[i].claimed) {
+			l->book.items[i].claimed = true;
+			signal_claimed_locked(dev, i);
+		}
+		pthread_mutex_unlock(&l->lock);
+	} else if (!in_book) {
+		signal_now(dev, &owed);
+	}
+	return VK_SUCCESS;
+}
+
+static VKAPI_ATTR void VKAPI_CALL lowlat_SetLatencyMarkerNV(VkDevice device, VkSwapchainKHR swapchain,
+                                                            const VkSetLatencyMarkerInfoNV *info)
+{
+	LATENCY_HOOK_DEVICE(dev, device, /* void */)
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
+	uint64_t now_us = (uint64_t)lowlat_now_ns() / 1000u;
+
+	if (sc && info) {
+		struct lowlat_swapchain_latency *sl = &sc->latency;
+		pthread_mutex_lock(&dev->latency.lock);
+		/* The report of this present id: the newest if it matches, else a new one. */
+		struct lowlat_latency_report *r = NULL;
+		for (uint32_t k = 0; k < sl->report_count && !r; k++) {
+			struct lowlat_latency_report *c =
+			        &sl->reports[(sl->report_next + LOWLAT_LATENCY_REPORTS - 1 - k) %
+			                     LOWLAT_LATENCY_REPORTS];
+			if (c->present_id == info->presentID)
+				r = c;
+		}
+		if (!r) {
+			r = &sl->reports[sl->report_next];
+			*r = (struct lowlat_latency_report){.present_id = info->presentID};
+			sl->report_next = (sl->report_next + 1) % LOWLAT_LATENCY_REPORTS;
+			if (sl->report_count < LOWLAT_LATENCY_REPORTS)
+				sl->report_count++;
+		}
+		switch (info->marker) {
+		case VK_LATENCY_MARKER_INPUT_SAMPLE_NV: r->input_us = now_us; break;
+		case VK_LATENCY_MARKER_SIMULATION_START_NV: r->sim_start_us = now_us; break;
+		case VK_LATENCY_MARKER_SIMULATION_END_NV: r->sim_end_us = now_us; break;
+		case VK_LATENCY_MARKER_RENDERSUBMIT_START_NV: r->submit_start_us = now_us; break;
+		case VK_LATENCY_MARKER_RENDERSUBMIT_END_NV: r->submit_end_us = now_us; break;
+		case VK_LATENCY_MARKER_PRESENT_START_NV: r->present_start_us = now_us; break;
+		case VK_LATENCY_MARKER_PRESENT_END_NV: r->present_end_us = now_us; break;
+		default: break; /* flash and out-of-band markers: nothing lowlat reports */
+		}
+		pthread_mutex_unlock(&dev->latency.lock);
+	}
+	if (dev->latency.mode == LOWLAT_LATENCY_NATIVE)
+		dev->vk.SetLatencyMarkerNV(device, swapchain, info);
+}
+
+static VKAPI_ATTR void VKAPI_CALL lowlat_GetLatencyTimingsNV(VkDevice device, VkSwapchainKHR swapchain,
+                                                             VkGetLatencyMarkerInfoNV *info)
+{
+	LATENCY_HOOK_DEVICE(dev, device, /* void */)
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
+
+	if (dev->latency.mode == LOWLAT_LATENCY_NATIVE) {
+		dev->vk.GetLatencyTimingsNV(device, swapchain, info);
+		return;
+	}
+	if (!sc) {
+		info->timingCount = 0;
+		return;
+	}
+	pthread_mutex_lock(&dev->latency.lock);
+	struct lowlat_swapchain_latency *sl = &sc->latency;
+	if (!info->pTimings) {
+		info->timingCount = sl->report_count;
+	} else {
+		/* The newest reports, oldest first. Only what the app's markers timed is reported; the
+		 * driver, OS queue and GPU times are lowlat's to know no better than 0. */
+		uint32_t n = info->timingCount < sl->report_count ? info->timingCount : sl->report_count;
+		for (uint32_t k = 0; k < n; k++) {
+			const struct lowlat_latency_report *r =
+			        &sl->reports[(sl->report_next + LOWLAT_LATENCY_REPORTS - n + k) %
+			                     LOWLAT_LATENCY_REPORTS];
+			VkLatencyTimingsFrameReportNV *t = &info->pTimings[k];
+			void *next = t->pNext;
+			*t = (VkLatencyTimingsFrameReportNV){
+			        .sType = VK_STRUCTURE_TYPE_LATENCY_TIMINGS_FRAME_REPORT_NV,
+			        .pNext = next,
+			        .presentID = r->present_id,
+			        .inputSampleTimeUs = r->input_us,
+			        .simStartTimeUs = r->sim_start_us,
+			        .simEndTimeUs = r->sim_end_us,
+			        .renderSubmitStartTimeUs = r->submit_start_us,
+			        .renderSubmitEndTimeUs = r->submit_end_us,
+			        .presentStartTimeUs = r->present_start_us,
+			        .presentEndTimeUs = r->present_end_us,
+			};
+		}
+		info->timingCount = n;
+	}
+	pthread_mutex_unlock(&dev->latency.lock);
+}
+
+static VKAPI_ATTR void VKAPI_CALL lowlat_QueueNotifyOutOfBandNV(VkQueue queue,
+                                                                const VkOutOfBandQueueTypeInfoNV *info)
+{
+	LATENCY_HOOK_DEVICE(dev, queue, /* void */)
+
+	/* Emulated: an out-of-band queue's work is not paced by lowlat, so there is nothing to note. */
+	if (dev->latency.mode == LOWLAT_LATENCY_NATIVE)
+		dev->vk.QueueNotifyOutOfBandNV(queue, info);
+}
+
+/* ---- waits and submits on emulated devices ---- */
+
+/* The precise wait on the waiting thread: when the app waits for a value lowlat owes, this thread
+ * claims it, sleeps until its release, signals it and then waits below (which then returns at
+ * once). Everything else waits below as it came. */
+static VkResult wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *info, uint64_t timeout, bool khr)
+{
+	struct lowlat_device *dev = lowlat_device_of(device);
+	PFN_vkWaitSemaphores below;
+
+	if (!dev)
+		return VK_ERROR_DEVICE_LOST;
+	below = khr && dev->vk.WaitSemaphoresKHR ? dev->vk.WaitSemaphoresKHR : dev->latency.wait;
+	if (!below)
+		return VK_ERROR_DEVICE_LOST;
+	if (dev->latency.mode == LOWLAT_LATENCY_EMULATED) {
+		struct lowlat_latency_device *l = &dev->latency;
+		pthread_mutex_lock(&l->lock);
+		/* With WAIT_ANY and several semaphores another one may end the wait first: leave it to
+		 * the signaler thread. */
+		bool single = !(info->flags & VK_SEMAPHORE_WAIT_ANY_BIT) || info->semaphoreCount == 1;
+		for (uint32_t s = 0; single && l->book.count && s < info->semaphoreCount; s++) {
+			int i = lowlat_owed_for_wait(&l->book, (uint64_t)(uintptr_t)info->pSemaphores[s],
+			                             info->pValues[s]);
+			if (i < 0)
+				continue;
+			int64_t release = l->book.items[i].release_ns, now = lowlat_now_ns();
+			/* A timeout before the release: the app is to see it expire, as it would. */
+			if (release - now > 0 && timeout < (uint64_t)(release - now))
+				continue;
+			l->book.items[i].claimed = true;
+			pthread_mutex_unlock(&l->lock);
+			sleep_precisely_until(release);
+			pthread_mutex_lock(&l->lock);
+			signal_claimed_locked(dev, i);
+			/* The item moved or went; the book is scanned again for the next semaphore. */
+		}
+		pthread_mutex_unlock(&l->lock);
+	}
+	return below(device, info, timeout);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo *info,
+                                                            uint64_t timeout)
+{
+	return wait_semaphores(device, info, timeout, false);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitSemaphoresKHR(VkDevice device,
+                                                               const VkSemaphoreWaitInfo *info,
+                                                               uint64_t timeout)
+{
+	return wait_semaphores(device, info, timeout, true);
+}
+
+/* Submits on stack copies up to this many; more (rare) on the heap. */
+#define SUBMITS_ON_STACK 8
+
+/* Which of the submits carry a VkLatencySubmissionPresentIdNV, the one struct of the extension a
+ * submit can hold. Cheap when none does: one walk of short chains. */
+#define LATENCY_SUBMIT_TYPE VK_STRUCTURE_TYPE_LATENCY_SUBMISSION_PRESENT_ID_NV
+
+#define DEFINE_SUBMIT(Name, Info, Pfn)                                                                       \
+	static VKAPI_ATTR VkResult VKAPI_CALL lowlat_##Name(VkQueue queue, uint32_t count,                   \
+	                                                    const Info *submits, VkFence fence)              \
+	{                                                                                                    \
+		struct lowlat_device *dev = lowlat_device_of(queue);                                         \
+		Pfn below = dev ? dev->vk.Name : NULL;                                                       \
+		bool any = false;                                                                            \
+		VkResult result;                                                                             \
+                                                                                                             \
+		if (!below)                                                                                  \
+			return VK_ERROR_DEVICE_LOST;                                                         \
+		for (uint32_t i = 0; i < count && !any && dev->latency.mode == LOWLAT_LATENCY_EMULATED; i++) \
+			any = lowlat_chain_has(submits[i].pNext, LATENCY_SUBMIT_TYPE);                       \
+		if (!any)                                                                                    \
+			return below(queue, count, submits, fence);                                          \
+		Info stack_infos[SUBMITS_ON_STACK];                                                          \
+		struct lowlat_chain_copy stack_chains[SUBMITS_ON_STACK];                                     \
+		Info *infos = stack_infos;                                                                   \
+		struct lowlat_chain_copy *chains = stack_chains;                                             \
+		if (count > SUBMITS_ON_STACK) {                                                              \
+			infos = malloc(count * sizeof(*infos));                                              \
+			chains = malloc(count * sizeof(*chains));                                            \
+			if (!infos || !chains) {                                                             \
+				free(infos);                                                                 \
+				free(chains);                                                                \
+				return VK_ERROR_OUT_OF_HOST_MEMORY;                                          \
+			}                                                                                    \
+		}                                                                                            \
+		for (uint32_t i = 0; i < count; i++) {                                                       \
+			bool ok;                                                                             \
+			infos[i] = submits[i];                                                               \
+			infos[i].pNext = lowlat_chain_without(submits[i].pNext, LATENCY_SUBMIT_TYPE,         \
+			                                      &chains[i], &ok);                              \
+			if (!ok)                                                                             \
+				LOWLAT_WARN_ONCE(                                                            \
+				        "VK_NV_low_latency2: VkLatencySubmissionPresentIdNV follows "        \
+				        "a structure lowlat cannot copy; it reaches the driver");            \
+		}                                                                                            \
+		result = below(queue, count, infos, fence);                                                  \
+		if (infos != stack_infos) {                                                                  \
+			free(infos);                                                                         \
+			free(chains);                                                                        \
+		}                                                                                            \
+		return result;                                                                               \
+	}
+
+DEFINE_SUBMIT(QueueSubmit, VkSubmitInfo, PFN_vkQueueSubmit)
+DEFINE_SUBMIT(QueueSubmit2, VkSubmitInfo2, PFN_vkQueueSubmit2)
+DEFINE_SUBMIT(QueueSubmit2KHR, VkSubmitInfo2, PFN_vkQueueSubmit2)
+
+/* ---- hook tables ---- */
+
+struct latency_hook {
+	const char *name;
+	PFN_vkVoidFunction function;
+	bool emulated_only; /* handed out for emulated devices only: native ones need no help */
+};
+
+#define HOOK(name, emulated_only)                                                                            \
+	{                                                                                                    \
+		"vk" #name, (PFN_vkVoidFunction)(1 ? lowlat_##name : (PFN_vk##name)NULL), emulated_only      \
+	}
+static const struct latency_hook device_hooks[] = {
+        HOOK(SetLatencySleepModeNV, false), HOOK(LatencySleepNV, false),
+        HOOK(SetLatencyMarkerNV, true),     HOOK(GetLatencyTimingsNV, true),
+        HOOK(QueueNotifyOutOfBandNV, true), HOOK(WaitSemaphores, true),
+        HOOK(WaitSemaphoresKHR, true),      HOOK(QueueSubmit, true),
+        HOOK(QueueSubmit2, true),           HOOK(QueueSubmit2KHR, true),
+};
+#undef HOOK
+
+PFN_vkVoidFunction lowlat_latency_device_hook(const char *name, int mode)
+{
+	if (mode == LOWLAT_LATENCY_OFF)
+		return NULL;
+	for (size_t i = 0; i < sizeof(device_hooks) / sizeof(device_hooks[0]); i++)
+		if (!strcmp(device_hooks[i].name, name))
+			return mode == LOWLAT_LATENCY_EMULATED || mode < 0 || !device_hooks[i].emulated_only
+			               ? device_hooks[i].function
+			               : NULL;
+	return NULL;
+}
+
+bool lowlat_latency_provides(const char *name)
+{
+	static const char *const commands[] = {"vkSetLatencySleepModeNV", "vkLatencySleepNV",
+	                                       "vkSetLatencyMarkerNV", "vkGetLatencyTimingsNV",
+	                                       "vkQueueNotifyOutOfBandNV"};
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i]))
+			return true;
+	return false;
+}
+
+PFN_vkVoidFunction lowlat_latency_instance_hook(const char *name)
+{
+	if (!strcmp(name, "vkEnumerateDeviceExtensionProperties"))
+		return (PFN_vkVoidFunction)(1 ? lowlat_EnumerateDeviceExtensionProperties
+		                              : (PFN_vkEnumerateDeviceExtensionProperties)NULL);
+	if (!strcmp(name, "vkGetPhysicalDeviceSurfaceCapabilities2KHR"))
+		return (PFN_vkVoidFunction)(1 ? lowlat_GetPhysicalDeviceSurfaceCapabilities2KHR
+		                              : (PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR)NULL);
+	return NULL;
+}
+
+#endif

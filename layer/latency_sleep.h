@@ -1,0 +1,247 @@
+/* latency_sleep.h — VK_NV_low_latency2 in lowlat: offered to the app when the driver lacks it, and
+ * the app's latency sleep made lowlat's wait point for its swapchain.
+ *
+ * Why: DXVK (dxvk.latencySleep = True) and vkd3d-proton call vkLatencySleepNV on the game thread,
+ * the one thread whose wait moves input sampling later; vkQueuePresentKHR runs on their submit
+ * thread, where a wait reaches the game only frames later. So where the app sleeps through the
+ * extension, lowlat releases it there ("latency-sleep" wait point) and its present no longer waits.
+ *
+ * Modes per device (struct lowlat_latency_device.mode):
+ *  - emulated: the app enabled the extension, the driver lacks it. lowlat strips it from the device
+ *    create info and its structs from every call it reaches, implements every command, and signals
+ *    the app's timeline semaphore itself (a host signal) at the release time. The precise wait runs
+ *    on the thread that waits for that value in vkWaitSemaphores (the game thread in DXVK); a
+ *    signaler thread per device sends any signal nobody waits for, so none is ever lost.
+ *  - native: the driver has it. Everything passes through; lowlat's own cap, where it applies, is
+ *    waited inside the app's vkLatencySleepNV before calling down (the driver's sleep then has
+ *    nothing left to wait for at lowlat's cap, and still enforces the app's minimumIntervalUs,
+ *    which lowlat leaves to it). Chosen over rewriting minimumIntervalUs: the app's value stays what
+ *    the driver sees, and lowlat's grid (not the driver's interval) decides the release.
+ *  - off: the app did not enable it; no hook of this file is handed out.
+ *
+ * Built only against headers that define VK_NV_low_latency2; with older ones (Debian 12's 1.3.239)
+ * the functions below are stubs and the extension is never offered.
+ */
+#ifndef LOWLAT_LATENCY_SLEEP_H
+#define LOWLAT_LATENCY_SLEEP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "latency_book.h"
+#include "pace.h"
+
+enum lowlat_latency_mode {
+	LOWLAT_LATENCY_OFF,
+	LOWLAT_LATENCY_EMULATED,
+	LOWLAT_LATENCY_NATIVE,
+};
+
+/* Presents without a latency sleep after which the swapchain's wait point is its present again.
+ * DXVK presents once between two sleeps (it sleeps only after the previous present returned);
+ * 3 leaves room for a late sleep without flipping the wait point back and forth. */
+#define LOWLAT_SLEEPLESS_PRESENTS 3
+
+/* Latency reports kept per swapchain for vkGetLatencyTimingsNV: the spec's own limit (64). */
+#define LOWLAT_LATENCY_REPORTS 64
+
+/* One frame's markers, in microseconds on CLOCK_MONOTONIC; 0 where the app set none. */
+struct lowlat_latency_report {
+	uint64_t present_id;
+	uint64_t input_us, sim_start_us, sim_end_us, submit_start_us, submit_end_us, present_start_us,
+	        present_end_us;
+};
+
+/* Per swapchain. Every field is guarded by the device's latency lock (the game thread sleeps, the
+ * submit thread presents, and either may set the mode). */
+struct lowlat_swapchain_latency {
+	bool sleep_point; /* the app called vkLatencySleepNV on it: lowlat waits there, not in present */
+	/* Presents since its latest sleep: an app that stops sleeping (DXVK turns latency sleep off
+	 * when the game's Reflex setting does) gets the present's wait back after a few. */
+	uint32_t presents_since_sleep;
+	bool announced;
+	bool low_latency_mode, boost;
+	bool stack_limiters;           /* the swapchain's config's, copied here under the lock by present.c */
+	uint32_t min_interval_us;      /* the app's minimumIntervalUs */
+	struct lowlat_pacer app_pacer; /* its grid */
+	bool app_paces_told;           /* the one line saying lowlat adds no cap over the app's */
+	/* The latest sleep's wait, for the log record of the present that follows it. */
+	bool have_wait;
+	int64_t wait_begin_ns, wait_end_ns, target_ns;
+	uint64_t sleeps, paced_sleeps;
+	struct lowlat_latency_report reports[LOWLAT_LATENCY_REPORTS];
+	uint32_t report_next, report_count;
+};
+
+/* Per device. The lock guards the book, the thread's state and every swapchain's latency state; no
+ * other lock is taken while holding it, and it is never held while sleeping or calling down. */
+struct lowlat_latency_device {
+	enum lowlat_latency_mode mode;
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* the book changed, or the thread is to stop; CLOCK_MONOTONIC */
+	struct lowlat_owed_book book;
+	bool thread_started, stop;
+	pthread_t thread;
+	/* vkSignalSemaphore/vkWaitSemaphores/vkGetSemaphoreCounterValue below, core or KHR names. */
+	PFN_vkSignalSemaphore signal;
+	PFN_vkWaitSemaphores wait;
+	PFN_vkGetSemaphoreCounterValue counter;
+};
+
+struct lowlat_instance;
+struct lowlat_device;
+struct lowlat_swapchain;
+
+/* Storage for the structs lowlat copies to leave one out of a pNext chain (lowlat_chain_without):
+ * at most 4 before it, each up to 96 bytes (the largest it knows, VkDeviceGroupSubmitInfo, is 64). */
+#define LOWLAT_CHAIN_COPIES 4
+struct lowlat_chain_copy {
+	_Alignas(16) unsigned char slot[LOWLAT_CHAIN_COPIES][96];
+};
+
+/* Device creation: a copy of the app's create info without VK_NV_low_latency2 when the driver
+ * lacks it (emulated), else the app's own; mode says which. */
+struct lowlat_latency_setup {
+	VkDeviceCreateInfo info;
+	const char **names; /* allocated for the copy, NULL otherwise */
+	enum lowlat_latency_mode mode;
+};
+
+#ifdef VK_NV_low_latency2
+
+void lowlat_latency_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                                 const VkDeviceCreateInfo *app, struct lowlat_latency_setup *s);
+void lowlat_latency_device_setup_fini(struct lowlat_latency_setup *s);
+/* After the device was created (dispatch loaded) / before it is destroyed. */
+void lowlat_latency_device_init(struct lowlat_device *dev, enum lowlat_latency_mode mode);
+void lowlat_latency_device_fini(struct lowlat_device *dev);
+
+/* Swapchain creation: the app's create info, or a copy without VkSwapchainLatencyCreateInfoNV
+ * (emulated devices), in *out; storage for the copy in *copy. */
+const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_device *dev,
+                                                              const VkSwapchainCreateInfoKHR *app,
+                                                              VkSwapchainCreateInfoKHR *copy,
+                                                              struct lowlat_chain_copy *storage);
+bool lowlat_chain_has(const void *chain, VkStructureType type);
+const void *lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_copy *storage,
+                                 bool *ok);
+void lowlat_latency_swapchain_init(struct lowlat_swapchain *sc);
+/* Before the swapchain is destroyed: sends the signals still owed for its sleeps. */
+void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swapchain *sc);
+
+/* At present, for each swapchain of the call: true when its wait point is the latency sleep (the
+ * present then does not wait for it); then the latest sleep's wait for the log, if any. */
+bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc);
+bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t *begin_ns,
+                              int64_t *end_ns, int64_t *target_ns);
+/* Lock around the pacer of a swapchain whose device has the extension on (present.c's deadline):
+ * the game thread's sleep and the submit thread's present may then both use it. */
+void lowlat_latency_pacer_lock(struct lowlat_device *dev);
+void lowlat_latency_pacer_unlock(struct lowlat_device *dev);
+/* The summary line's words about the wait point, "" when the swapchain never slept. */
+void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc, char *dst,
+                            size_t size);
+
+/* The hook for a device or instance function of the extension (or vkWaitSemaphores, vkQueueSubmit*
+ * for emulated devices), NULL when the name is none of them. mode: the device's, or -1 from
+ * vkGetInstanceProcAddr (every hook then checks its device). */
+PFN_vkVoidFunction lowlat_latency_device_hook(const char *name, int mode);
+PFN_vkVoidFunction lowlat_latency_instance_hook(const char *name);
+/* Whether name is one of the extension's commands, which lowlat implements even where the driver
+ * below has no such function. */
+bool lowlat_latency_provides(const char *name);
+
+#else
+
+static inline void lowlat_latency_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                                               const VkDeviceCreateInfo *app, struct lowlat_latency_setup *s)
+{
+	(void)inst;
+	(void)physical;
+	*s = (struct lowlat_latency_setup){.info = *app};
+}
+static inline void lowlat_latency_device_setup_fini(struct lowlat_latency_setup *s)
+{
+	(void)s;
+}
+static inline void lowlat_latency_device_init(struct lowlat_device *dev, enum lowlat_latency_mode mode)
+{
+	(void)dev;
+	(void)mode;
+}
+static inline void lowlat_latency_device_fini(struct lowlat_device *dev)
+{
+	(void)dev;
+}
+static inline const VkSwapchainCreateInfoKHR *
+lowlat_latency_swapchain_info(struct lowlat_device *dev, const VkSwapchainCreateInfoKHR *app,
+                              VkSwapchainCreateInfoKHR *copy, struct lowlat_chain_copy *storage)
+{
+	(void)dev;
+	(void)copy;
+	(void)storage;
+	return app;
+}
+static inline void lowlat_latency_swapchain_init(struct lowlat_swapchain *sc)
+{
+	(void)sc;
+}
+static inline void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swapchain *sc)
+{
+	(void)dev;
+	(void)sc;
+}
+static inline bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc)
+{
+	(void)dev;
+	(void)sc;
+	return false;
+}
+static inline bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc,
+                                            int64_t *begin_ns, int64_t *end_ns, int64_t *target_ns)
+{
+	(void)dev;
+	(void)sc;
+	(void)begin_ns;
+	(void)end_ns;
+	(void)target_ns;
+	return false;
+}
+static inline void lowlat_latency_pacer_lock(struct lowlat_device *dev)
+{
+	(void)dev;
+}
+static inline void lowlat_latency_pacer_unlock(struct lowlat_device *dev)
+{
+	(void)dev;
+}
+static inline void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc,
+                                          char *dst, size_t size)
+{
+	(void)dev;
+	(void)sc;
+	if (size)
+		dst[0] = '\0';
+}
+static inline PFN_vkVoidFunction lowlat_latency_device_hook(const char *name, int mode)
+{
+	(void)name;
+	(void)mode;
+	return NULL;
+}
+static inline PFN_vkVoidFunction lowlat_latency_instance_hook(const char *name)
+{
+	(void)name;
+	return NULL;
+}
+static inline bool lowlat_latency_provides(const char *name)
+{
+	(void)name;
+	return false;
+}
+
+#endif
+
+#endif

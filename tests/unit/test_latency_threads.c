@@ -1,0 +1,343 @@
+/* test_latency_threads.c — lowlat's emulated VK_NV_low_latency2 (layer/latency_sleep.c) against a
+ * fake driver, with real threads, for ThreadSanitizer (`tests/run --sanitize=thread
+ * latency-threads`) as much as for the plain build.
+ *
+ * The fake driver has one timeline semaphore, a counter under a mutex, and counts every host
+ * signal that does not raise it (a value signalled twice, or a lower one: invalid in Vulkan). The
+ * hooks come from lowlat_latency_device_hook as the loader would get them. Cases: the game thread
+ * waits for each value (the precise wait on it); it only polls (the signaler thread signals); it
+ * alternates at random between the two with the cap off, so the waiter, the sleeping call and the
+ * signaler thread race for the same values; a swapchain destroyed with a sleep outstanding (its
+ * signal is sent at once); and a driver that has the extension (lowlat's cap waited before its
+ * sleep, the app's interval left to it). Each must end with every value signalled exactly once, upwards.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "clock.h"
+#include "latency_sleep.h"
+#include "objects.h"
+
+/* ---- the fake driver ---- */
+
+static pthread_mutex_t sem_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sem_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t sem_value;
+static int bad_signals; /* signals that did not raise the counter */
+static int signals;
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_signal(VkDevice device, const VkSemaphoreSignalInfo *info)
+{
+	(void)device;
+	pthread_mutex_lock(&sem_lock);
+	if (info->value <= sem_value)
+		bad_signals++;
+	else
+		sem_value = info->value;
+	signals++;
+	pthread_cond_broadcast(&sem_cond);
+	pthread_mutex_unlock(&sem_lock);
+	return VK_SUCCESS;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_counter(VkDevice device, VkSemaphore semaphore, uint64_t *value)
+{
+	(void)device;
+	(void)semaphore;
+	pthread_mutex_lock(&sem_lock);
+	*value = sem_value;
+	pthread_mutex_unlock(&sem_lock);
+	return VK_SUCCESS;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_wait(VkDevice device, const VkSemaphoreWaitInfo *info,
+                                                uint64_t timeout)
+{
+	/* sem_cond waits on CLOCK_REALTIME (its default). */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t until = (int64_t)now.tv_sec * 1000000000ll + now.tv_nsec +
+	                (timeout > 5000000000ull ? 5000000000ll : (int64_t)timeout);
+	struct timespec ts = {.tv_sec = until / 1000000000ll, .tv_nsec = until % 1000000000ll};
+	VkResult r = VK_SUCCESS;
+
+	(void)device;
+	pthread_mutex_lock(&sem_lock);
+	while (sem_value < info->pValues[0] && r == VK_SUCCESS)
+		if (pthread_cond_timedwait(&sem_cond, &sem_lock, &ts))
+			r = sem_value < info->pValues[0] ? VK_TIMEOUT : VK_SUCCESS;
+	pthread_mutex_unlock(&sem_lock);
+	return r;
+}
+
+/* A driver with the extension itself (native mode): its sleep signals at once, and notes when it
+ * was called and the interval it was given. */
+static int64_t native_calls_ns[64];
+static int native_calls;
+static uint32_t native_interval_us = UINT32_MAX;
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_sleep_nv(VkDevice device, VkSwapchainKHR swapchain,
+                                                    const VkLatencySleepInfoNV *info)
+{
+	(void)swapchain;
+	if (native_calls < 64)
+		native_calls_ns[native_calls++] = lowlat_now_ns();
+	return fake_signal(device, &(VkSemaphoreSignalInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+	                                                    .semaphore = info->signalSemaphore,
+	                                                    .value = info->value});
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL fake_sleep_mode_nv(VkDevice device, VkSwapchainKHR swapchain,
+                                                         const VkLatencySleepModeInfoNV *info)
+{
+	(void)device;
+	(void)swapchain;
+	native_interval_us = info->minimumIntervalUs;
+	return VK_SUCCESS;
+}
+
+/* A dispatchable handle: its first word is the dispatch key lowlat looks it up by. */
+static void *device_key[1] = {&device_key};
+static struct lowlat_device dev;
+static struct lowlat_swapchain *sc;
+static const VkSemaphore semaphore = (VkSemaphore)(uintptr_t)0x5e;
+
+static PFN_vkLatencySleepNV sleep_nv;
+static PFN_vkWaitSemaphores wait_hook;
+
+static PFN_vkSetLatencySleepModeNV sleep_mode_nv;
+
+static void setup_mode(uint32_t mfps, enum lowlat_latency_mode mode)
+{
+	dev = (struct lowlat_device){.handle = (VkDevice)(void *)device_key};
+	dev.swapchains = (struct lowlat_map)LOWLAT_MAP_INIT;
+	dev.vk.SignalSemaphore = fake_signal;
+	dev.vk.WaitSemaphores = fake_wait;
+	dev.vk.GetSemaphoreCounterValue = fake_counter;
+	dev.vk.LatencySleepNV = fake_sleep_nv;
+	dev.vk.SetLatencySleepModeNV = fake_sleep_mode_nv;
+	lowlat_latency_device_init(&dev, mode);
+	CHECK(lowlat_map_insert(&lowlat_devices, lowlat_dispatch_key(dev.handle), &dev));
+	sc = calloc(1, sizeof(*sc));
+	sc->handle = (VkSwapchainKHR)(uintptr_t)0x5c;
+	sc->device = &dev;
+	sc->extent = (VkExtent2D){64, 64};
+	lowlat_pacer_init(&sc->pacer);
+	lowlat_pacer_set_mfps(&sc->pacer, mfps);
+	lowlat_config_defaults(&sc->config);
+	/* Zeroed by calloc: no stacking, as present.c's refresh would copy from the defaults. */
+	lowlat_latency_swapchain_init(sc);
+	CHECK(lowlat_map_insert(&dev.swapchains, (uint64_t)sc->handle, sc));
+	sleep_nv = (PFN_vkLatencySleepNV)lowlat_latency_device_hook("vkLatencySleepNV", (int)mode);
+	sleep_mode_nv =
+	        (PFN_vkSetLatencySleepModeNV)lowlat_latency_device_hook("vkSetLatencySleepModeNV", (int)mode);
+	wait_hook = (PFN_vkWaitSemaphores)lowlat_latency_device_hook("vkWaitSemaphores", (int)mode);
+	/* A native device needs no help with its own waits. */
+	CHECK(sleep_nv && sleep_mode_nv && (mode == LOWLAT_LATENCY_NATIVE) == !wait_hook);
+	native_calls = 0;
+	native_interval_us = UINT32_MAX;
+	pthread_mutex_lock(&sem_lock);
+	sem_value = 0;
+	bad_signals = signals = 0;
+	pthread_mutex_unlock(&sem_lock);
+}
+
+static void setup(uint32_t mfps)
+{
+	setup_mode(mfps, LOWLAT_LATENCY_EMULATED);
+}
+
+static void teardown(void)
+{
+	lowlat_map_remove(&dev.swapchains, (uint64_t)sc->handle);
+	lowlat_latency_swapchain_fini(&dev, sc);
+	free(sc);
+	lowlat_map_remove(&lowlat_devices, lowlat_dispatch_key(dev.handle));
+	lowlat_latency_device_fini(&dev);
+	lowlat_map_fini(&dev.swapchains);
+}
+
+static void sleep_once(uint64_t value)
+{
+	const VkLatencySleepInfoNV info = {.sType = VK_STRUCTURE_TYPE_LATENCY_SLEEP_INFO_NV,
+	                                   .signalSemaphore = semaphore,
+	                                   .value = value};
+	CHECK(sleep_nv(dev.handle, sc->handle, &info) == VK_SUCCESS);
+}
+
+static bool wait_once(uint64_t value)
+{
+	const VkSemaphoreWaitInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+	                                  .semaphoreCount = 1,
+	                                  .pSemaphores = &semaphore,
+	                                  .pValues = &value};
+	return wait_hook(dev.handle, &info, 2000000000ull) == VK_SUCCESS;
+}
+
+static bool poll_once(uint64_t value)
+{
+	int64_t give_up = lowlat_now_ns() + 2000000000ll;
+	uint64_t v = 0;
+
+	while (fake_counter(dev.handle, semaphore, &v) == VK_SUCCESS && v < value)
+		if (lowlat_now_ns() > give_up)
+			return false;
+		else
+			nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+	return true;
+}
+
+#define FRAMES 40
+
+/* At a 100 fps cap the game thread is released every 10 ms, whether it waits or polls. */
+static void run_paced(bool poll)
+{
+	int64_t first = 0, last = 0;
+
+	setup(100000);
+	for (uint64_t v = 1; v <= FRAMES; v++) {
+		sleep_once(v);
+		CHECK(poll ? poll_once(v) : wait_once(v));
+		last = lowlat_now_ns();
+		if (v == 1)
+			first = last;
+	}
+	double interval_ms = (double)(last - first) / (FRAMES - 1) * 1e-6;
+	printf("     %s: %.3f ms per frame at a 100 fps cap\n", poll ? "poll" : "wait", interval_ms);
+	/* Never faster than the cap; slower only by what a shared machine's stalls cost. */
+	CHECK(interval_ms > 9.9 && interval_ms < 13.0);
+	teardown();
+	CHECK_EQ_I64(bad_signals, 0);
+	CHECK_EQ_I64(sem_value, FRAMES);
+}
+
+static void test_wait(void)
+{
+	run_paced(false);
+}
+
+static void test_poll(void)
+{
+	run_paced(true);
+}
+
+/* A second thread waits for the same values the game thread sleeps for, while the signaler thread
+ * runs: every claimer races for them. */
+static void *other_waiter(void *arg)
+{
+	(void)arg;
+	for (uint64_t v = 1; v <= FRAMES * 5; v++)
+		if (!wait_once(v)) {
+			fprintf(stderr, "other waiter: value %" PRIu64 " not reached (counter %" PRIu64 ")\n",
+			        v, sem_value);
+			return (void *)1;
+		}
+	return NULL;
+}
+
+static void test_race(void)
+{
+	pthread_t other;
+	unsigned seed = 1;
+
+	setup(2000000); /* 2000 fps: releases 0.5 ms apart, so claims overlap */
+	CHECK(!pthread_create(&other, NULL, other_waiter, NULL));
+	for (uint64_t v = 1; v <= FRAMES * 5; v++) {
+		sleep_once(v);
+		CHECK(rand_r(&seed) % 2 ? wait_once(v) : poll_once(v));
+	}
+	void *failed;
+	pthread_join(other, &failed);
+	CHECK(!failed);
+	teardown();
+	CHECK_EQ_I64(bad_signals, 0);
+	CHECK_EQ_I64(sem_value, FRAMES * 5);
+}
+
+/* The cap off: every sleep is due at once, so the sleeping call itself and the signaler thread
+ * (woken by the new entry) race to send each value. Found by dxvk-wine, where a value was
+ * signalled twice and lavapipe lost the device. */
+static void test_due_at_once(void)
+{
+	setup(0);
+	/* One sleep first: the signaler thread starts with it. */
+	for (uint64_t v = 1; v <= 3000; v++) {
+		sleep_once(v);
+		if (v % 3 == 0)
+			CHECK(wait_once(v));
+	}
+	CHECK(poll_once(3000));
+	teardown();
+	printf("     %d signals for 3000 values\n", signals);
+	CHECK_EQ_I64(bad_signals, 0);
+	CHECK_EQ_I64(sem_value, 3000);
+}
+
+/* A swapchain destroyed with a sleep a second away: its value comes at once. */
+static void test_destroy(void)
+{
+	setup(1000); /* 1 fps */
+	sleep_once(1);
+	CHECK(wait_once(1)); /* the first release is at once: the grid starts there */
+	sleep_once(2);
+	int64_t t0 = lowlat_now_ns();
+	lowlat_map_remove(&dev.swapchains, (uint64_t)sc->handle);
+	lowlat_latency_swapchain_fini(&dev, sc);
+	CHECK(poll_once(2));
+	CHECK(lowlat_now_ns() - t0 < 100000000ll); /* well before the 1 s release */
+	free(sc);
+	lowlat_map_remove(&lowlat_devices, lowlat_dispatch_key(dev.handle));
+	lowlat_latency_device_fini(&dev);
+	lowlat_map_fini(&dev.swapchains);
+	CHECK_EQ_I64(bad_signals, 0);
+}
+
+/* The driver has the extension: lowlat's cap is waited inside vkLatencySleepNV before the call
+ * down (the driver's sleep is called every 10 ms at a 100 fps cap), the app's minimumIntervalUs
+ * reaches the driver as it was, and with a lower cap of the app's (50 fps) lowlat adds no wait of
+ * its own: the driver keeps that interval. */
+static double native_run(uint32_t interval_us)
+{
+	const VkLatencySleepModeInfoNV mode = {.sType = VK_STRUCTURE_TYPE_LATENCY_SLEEP_MODE_INFO_NV,
+	                                       .lowLatencyMode = VK_TRUE,
+	                                       .minimumIntervalUs = interval_us};
+	setup_mode(100000, LOWLAT_LATENCY_NATIVE);
+	CHECK(sleep_mode_nv(dev.handle, sc->handle, &mode) == VK_SUCCESS);
+	CHECK_EQ_I64(native_interval_us, interval_us);
+	for (uint64_t v = 1; v <= 30; v++) {
+		sleep_once(v);
+		const VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+		                                .semaphoreCount = 1,
+		                                .pSemaphores = &semaphore,
+		                                .pValues = &v};
+		CHECK(fake_wait(dev.handle, &wi, 1000000000ull) == VK_SUCCESS);
+	}
+	CHECK_EQ_I64(native_calls, 30);
+	double ms = (double)(native_calls_ns[29] - native_calls_ns[0]) / 29 * 1e-6;
+	teardown();
+	CHECK_EQ_I64(bad_signals, 0);
+	return ms;
+}
+
+static void test_native(void)
+{
+	double capped = native_run(0), app_rules = native_run(20000);
+	printf("     native: %.3f ms between the driver's sleeps at lowlat's 100 fps cap, %.3f ms under the "
+	       "app's 50 fps interval (the driver's to keep)\n",
+	       capped, app_rules);
+	CHECK(capped > 9.9 && capped < 13.0);
+	CHECK(app_rules < 2.0);
+}
+
+int main(void)
+{
+	RUN(test_wait);
+	RUN(test_poll);
+	RUN(test_race);
+	RUN(test_due_at_once);
+	RUN(test_destroy);
+	RUN(test_native);
+	return check_result();
+}
