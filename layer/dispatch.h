@@ -79,7 +79,10 @@ struct device_dispatch {
 #undef LOWLAT_DECLARE
 };
 
-/* Hooks: the functions lowlat intercepts. Global ones are reachable without an instance. */
+/* Hooks: the functions lowlat intercepts. Global ones are reachable without an instance.
+ * VK_NV_low_latency2's (its commands, and vkEnumerateDeviceExtensionProperties,
+ * vkGetPhysicalDeviceSurfaceCapabilities2KHR, vkWaitSemaphores(KHR) and vkQueueSubmit(2) where lowlat
+ * provides it) are latency_sleep.c's table, handed out by device mode (lowlat_latency_device_hook). */
 #define LOWLAT_GLOBAL_HOOKS(H) H(CreateInstance)
 
 #define LOWLAT_INSTANCE_HOOKS(H)                                                                             \

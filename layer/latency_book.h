@@ -2,8 +2,10 @@
  * lowlat owes the app, and when a latency sleep's release falls.
  *
  * No Vulkan, no clock, no locks: latency_sleep.c holds the device's lock around every call and
- * passes the time in, so tests drive this with plain numbers. Semaphores are their 64-bit handle
- * values. Time is int64 ns on CLOCK_MONOTONIC.
+ * passes the time in, so tests drive this with plain numbers. Semaphores and swapchains are their
+ * 64-bit handle values (non-dispatchable handles are 64-bit on 32-bit builds too, so they are cast
+ * straight to and from uint64_t, never through a pointer-sized integer). Time is int64 ns on
+ * CLOCK_MONOTONIC.
  *
  * An owed signal is added by vkLatencySleepNV (semaphore, value, release time). Whoever signals it
  * claims it first (a thread waiting for it in vkWaitSemaphores, or the device's signaler thread when

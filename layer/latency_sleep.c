@@ -403,7 +403,7 @@ static void signal_claimed_locked(struct lowlat_device *dev, int i)
 		i = find_claimed(&l->book, o.semaphore, o.value);
 	}
 	pthread_mutex_unlock(&l->lock);
-	VkSemaphore sem = (VkSemaphore)(uintptr_t)o.semaphore;
+	VkSemaphore sem = (VkSemaphore)o.semaphore;
 	/* The app may have signalled it past our value itself; a signal at or below would be invalid. */
 	if (l->signal && l->counter && l->counter(dev->handle, sem, &current) == VK_SUCCESS &&
 	    current < o.value) {
@@ -416,7 +416,7 @@ static void signal_claimed_locked(struct lowlat_device *dev, int i)
 	pthread_mutex_lock(&l->lock);
 	if ((i = find_claimed(&l->book, o.semaphore, o.value)) >= 0)
 		lowlat_owed_done(&l->book, i);
-	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, (VkSwapchainKHR)(uintptr_t)o.swapchain);
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, (VkSwapchainKHR)o.swapchain);
 	if (sc && sc->latency.have_wait && sc->latency.wait_end_ns == LOWLAT_LOG_UNKNOWN)
 		sc->latency.wait_end_ns = end_ns;
 	pthread_cond_broadcast(&l->cond);
@@ -460,7 +460,7 @@ static void signal_now(struct lowlat_device *dev, const struct lowlat_owed *o)
 {
 	struct lowlat_latency_device *l = &dev->latency;
 	uint64_t current = 0;
-	VkSemaphore sem = (VkSemaphore)(uintptr_t)o->semaphore;
+	VkSemaphore sem = (VkSemaphore)o->semaphore;
 
 	if (!sem || !l->signal || !l->counter)
 		return;
@@ -622,7 +622,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
 	int64_t now = lowlat_now_ns(), release = now;
 	bool paced = false, announce = false, app_told = false, start = false, in_book = false;
-	struct lowlat_owed owed = {.semaphore = (uint64_t)(uintptr_t)info->signalSemaphore,
+	struct lowlat_owed owed = {.semaphore = (uint64_t)info->signalSemaphore,
 	                           .value = info->value,
 	                           .swapchain = (uint64_t)swapchain};
 
@@ -841,7 +841,7 @@ static VkResult wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *info
 		 * the signaler thread. */
 		bool single = !(info->flags & VK_SEMAPHORE_WAIT_ANY_BIT) || info->semaphoreCount == 1;
 		for (uint32_t s = 0; single && l->book.count && s < info->semaphoreCount; s++) {
-			int i = lowlat_owed_for_wait(&l->book, (uint64_t)(uintptr_t)info->pSemaphores[s],
+			int i = lowlat_owed_for_wait(&l->book, (uint64_t)info->pSemaphores[s],
 			                             info->pValues[s]);
 			if (i < 0)
 				continue;

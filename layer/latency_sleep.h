@@ -7,17 +7,23 @@
  * extension, lowlat releases it there ("latency-sleep" wait point) and its present no longer waits.
  *
  * Modes per device (struct lowlat_latency_device.mode):
- *  - emulated: the app enabled the extension, the driver lacks it. lowlat strips it from the device
+ *  - emulated: the app enabled the extension, the driver lacks it (lowlat lists it only where the
+ *    device has VK_KHR_present_id or present_id2, which it depends on, and not with
+ *    `enabled: false`). lowlat strips it from the device
  *    create info and its structs from every call it reaches, implements every command, and signals
  *    the app's timeline semaphore itself (a host signal) at the release time. The precise wait runs
  *    on the thread that waits for that value in vkWaitSemaphores (the game thread in DXVK); a
- *    signaler thread per device sends any signal nobody waits for, so none is ever lost.
+ *    signaler thread per device sends any signal nobody waits for, so none is ever lost. Each value
+ *    is sent once, by whoever claimed it in the book (latency_book.h), and in value order.
+ *    Swapchains whose app sleeps this way are released on lowlat's CPU grid; their presents carry
+ *    no display targets (not yet on the refresh grid).
  *  - native: the driver has it. Everything passes through; lowlat's own cap, where it applies, is
  *    waited inside the app's vkLatencySleepNV before calling down (the driver's sleep then has
  *    nothing left to wait for at lowlat's cap, and still enforces the app's minimumIntervalUs,
  *    which lowlat leaves to it). Chosen over rewriting minimumIntervalUs: the app's value stays what
  *    the driver sees, and lowlat's grid (not the driver's interval) decides the release.
- *  - off: the app did not enable it; no hook of this file is handed out.
+ *  - off: the app did not enable it; no hook of this file is handed out (vkGetInstanceProcAddr still
+ *    hands out the extension's commands, which then check their device).
  *
  * Built only against headers that define VK_NV_low_latency2; with older ones (Debian 12's 1.3.239)
  * the functions below are stubs and the extension is never offered.
