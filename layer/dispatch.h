@@ -45,6 +45,13 @@
 #define LOWLAT_LOW_LATENCY_FUNCTIONS(F)
 #endif
 
+/* VK_KHR_present_wait2 (present_wait.c), newer than Debian 12's headers. */
+#ifdef VK_KHR_present_wait2
+#define LOWLAT_PRESENT_WAIT_2_FUNCTIONS(F) F(WaitForPresent2KHR)
+#else
+#define LOWLAT_PRESENT_WAIT_2_FUNCTIONS(F)
+#endif
+
 /* Device-level functions we call on the next layer. A NULL entry means the driver below does not
  * have it (vkAcquireNextImage2KHR needs Vulkan 1.1 or VK_KHR_device_group). */
 #define LOWLAT_DEVICE_FUNCTIONS(F)                                                                           \
@@ -56,6 +63,8 @@
 	F(AcquireNextImageKHR)                                                                               \
 	F(AcquireNextImage2KHR)                                                                              \
 	F(QueuePresentKHR)                                                                                   \
+	F(WaitForPresentKHR)                                                                                 \
+	LOWLAT_PRESENT_WAIT_2_FUNCTIONS(F)                                                                   \
 	/* Timeline semaphores and submits, for an emulated VK_NV_low_latency2 (core or KHR names). */       \
 	F(SignalSemaphore)                                                                                   \
 	F(SignalSemaphoreKHR)                                                                                \
@@ -105,6 +114,8 @@ struct device_dispatch {
 	H(DestroySwapchainKHR)                                                                               \
 	H(AcquireNextImageKHR)                                                                               \
 	H(AcquireNextImage2KHR)                                                                              \
-	H(QueuePresentKHR)
+	H(QueuePresentKHR)                                                                                   \
+	H(WaitForPresentKHR)                                                                                 \
+	LOWLAT_PRESENT_WAIT_2_FUNCTIONS(H)
 
 #endif

@@ -17,6 +17,7 @@
 #include "message.h"
 #include "objects.h"
 #include "present_timing.h"
+#include "present_wait.h"
 
 static void copy_name(char *dst, size_t size, const char *src)
 {

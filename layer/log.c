@@ -606,6 +606,8 @@ static bool set_stage(struct lowlat_log_record *r, enum lowlat_log_stage stage, 
 	case LOWLAT_LOG_STAGE_PIXEL_OUT: r->pixel_out_ns = time_ns; break;
 	case LOWLAT_LOG_STAGE_PIXEL_VISIBLE: r->pixel_visible_ns = time_ns; break;
 	case LOWLAT_LOG_STAGE_PRESENT_WAIT: r->present_wait_ns = time_ns; break;
+	case LOWLAT_LOG_STAGE_WAIT_BEGIN: r->wait_begin_ns = time_ns; break;
+	case LOWLAT_LOG_STAGE_WAIT_END: r->wait_end_ns = time_ns; break;
 	default: return false;
 	}
 	return true;

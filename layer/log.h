@@ -92,6 +92,10 @@ enum lowlat_log_stage {
 	LOWLAT_LOG_STAGE_PIXEL_OUT,
 	LOWLAT_LOG_STAGE_PIXEL_VISIBLE,
 	LOWLAT_LOG_STAGE_PRESENT_WAIT,
+	/* Not display times: lowlat's wait made after the present, at the app's present wait
+	 * (present_wait.c), into wait_begin_ns / wait_end_ns. */
+	LOWLAT_LOG_STAGE_WAIT_BEGIN,
+	LOWLAT_LOG_STAGE_WAIT_END,
 };
 bool lowlat_log_display(struct lowlat_log *log, int64_t present_id, enum lowlat_log_stage stage,
                         int64_t time_ns);

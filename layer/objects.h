@@ -28,6 +28,7 @@
 #include "pace.h"
 #include "pace_display.h"
 #include "plumbing.h"
+#include "present_wait.h"
 
 struct lowlat_log; /* log.h */
 
@@ -172,6 +173,10 @@ struct lowlat_swapchain {
 	 * known) continues from it rather than restarting from "now". */
 	int64_t last_release_ns;
 	bool last_release_display;
+	/* The app's own present wait as the wait point (present_wait.c), and whether this present's
+	 * release was queued there. */
+	struct lowlat_present_wait present_wait;
+	bool release_queued;
 	/* VK_NV_low_latency2: the app's sleep mode and the latency-sleep wait point (latency_sleep.c). */
 	struct lowlat_swapchain_latency latency;
 	/* The app set its own present-timing targets: said once that lowlat adds no cap over them. */

@@ -39,6 +39,7 @@
 #include "pace.h"
 #include "pace_display.h"
 #include "present_timing.h"
+#include "present_wait.h"
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
@@ -166,6 +167,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	lowlat_sleeper_init(&sc->sleeper);
 	lowlat_config_defaults(&sc->config);
 	lowlat_latency_swapchain_init(sc);
+	lowlat_pw_init(&sc->present_wait);
 	swapchain_refresh(sc);
 	/* A swapchain replacing another (a resize; DXVK and vkd3d-proton recreate without
 	 * oldSwapchain) continues the device's latest release: its first frame is paced like any. */
@@ -179,6 +181,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)*out, sc)) {
 		LOWLAT_WARN_ONCE("out of memory tracking a swapchain; its presents pass through");
+		lowlat_pw_fini(&sc->present_wait);
 		lowlat_free(device_allocator(dev), sc);
 		return VK_SUCCESS;
 	}
@@ -203,6 +206,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 {
 	lowlat_latency_swapchain_fini(dev, sc);
 	swapchain_summary(sc);
+	lowlat_pw_fini(&sc->present_wait);
 	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
 }
@@ -303,11 +307,16 @@ struct present_wait {
 	struct lowlat_swapchain *sc;
 };
 
+/* The release this swapchain asked for, where the next path or swapchain continues from. */
+static void note_release(struct lowlat_swapchain *sc, int64_t release_ns)
+{
+	sc->last_release_ns = release_ns;
+	atomic_store_explicit(&sc->device->last_release_ns, release_ns, memory_order_relaxed);
+}
+
 static void wait_consider(struct present_wait *w, struct lowlat_swapchain *sc, int64_t deadline_ns)
 {
-	/* The release this swapchain asked for, where the next path or swapchain continues from. */
-	sc->last_release_ns = deadline_ns;
-	atomic_store_explicit(&sc->device->last_release_ns, deadline_ns, memory_order_relaxed);
+	note_release(sc, deadline_ns);
 	if (!w->sc || deadline_ns > w->deadline_ns) {
 		w->deadline_ns = deadline_ns;
 		w->sc = sc;
@@ -362,6 +371,9 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			rec.wait_begin_ns = t->wait_begin_ns;
 			rec.wait_end_ns = t->wait_end_ns;
 			rec.driver_ns = t->driver_ns;
+			/* Its wait is made later, at the app's present wait, and written in then. */
+			if (sc->release_queued)
+				rec.wait_begin_ns = rec.wait_end_ns = LOWLAT_LOG_UNKNOWN;
 			rec.target_ns = sc->target_ns;
 			if (slept) {
 				rec.frame_start_ns = sleep_end;
@@ -380,6 +392,11 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 				rec.fallback = LOWLAT_LOG_FALLBACK_TIMING;
 			}
 			int64_t frame = lowlat_log_present(sc->log, &rec);
+			/* The release this present queued for the app's present wait, and the waits made
+			 * there for earlier presents, go into their rows. */
+			if (sc->release_queued)
+				lowlat_pw_set_log_frame(sc, frame);
+			lowlat_pw_log(sc);
 			/* Its display feedback, when it comes, goes into this row. */
 			if (sc->timing.pushed)
 				sc->timing
@@ -388,6 +405,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 				        .log_frame = frame;
 		}
 		sc->timing.pushed = false;
+		sc->release_queued = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
 		sc->acquire_blocked_ns = 0;
@@ -404,6 +422,21 @@ static bool is_fifo(VkPresentModeKHR mode)
 {
 	return mode == VK_PRESENT_MODE_FIFO_KHR || mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR ||
 	       mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR;
+}
+
+/* The mode swapchain i of a present is presented in: its VkSwapchainPresentModeInfoKHR entry
+ * (swapchain_maintenance1 switches per present), else the swapchain's latest. */
+static VkPresentModeKHR present_mode_of(const VkPresentInfoKHR *info, uint32_t i,
+                                        const struct lowlat_swapchain *sc)
+{
+	for (const VkBaseInStructure *p = info->pNext; p; p = p->pNext) {
+		if (p->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT) {
+			const VkSwapchainPresentModeInfoEXT *modes = (const void *)p;
+			if (modes->pPresentModes && i < modes->swapchainCount)
+				return modes->pPresentModes[i];
+		}
+	}
+	return sc->current_mode;
 }
 
 /* Whether the swapchain's next frame is paced on the display: its present carries a target and the
@@ -697,12 +730,26 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			/* Its wait is in the app's latency sleep, on the game thread. */
 			if (lowlat_latency_owns_wait(dev, sc))
 				continue;
+			int64_t release;
 			if (timed && display_paced(sc)) {
 				sc->target_ns = sc->display_target_ns;
-				wait_consider(&wait, sc, display_release(sc, t.wait_begin_ns));
+				release = display_release(sc, t.wait_begin_ns);
 			} else {
-				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
+				release = swapchain_deadline(sc, t.wait_begin_ns);
 			}
+			/* In FIFO modes the app may wait for its presents on another thread: then the
+			 * release is waited for there (present_wait.c), and this present returns at once.
+			 * Not on the display grid: its lead is learned from when each frame starts, which
+			 * is this present's return only when the release is waited for here (with an
+			 * engine's frame latency above 1, which release started a frame is not known). */
+			sc->release_queued = sc->pacer.mfps && !sc->timing.active &&
+			                     is_fifo(present_mode_of(info, i, sc)) &&
+			                     lowlat_pw_queue(sc, lowlat_pw_present_id(info, i), release,
+			                                     LOWLAT_LOG_UNKNOWN);
+			if (sc->release_queued)
+				note_release(sc, release);
+			else
+				wait_consider(&wait, sc, release);
 		}
 		wait_do(&wait);
 		t.wait_end_ns = t.return_ns = lowlat_now_ns();

@@ -171,19 +171,22 @@ def late_start(frames, lowlat_rows, truth, latency, across_recreates, errors):
     shown = {r["present_id"]: r["time_ns"] for r in truth if r["event"] == "shown"}
     first = max(WARMUP, latency)
     ready = {r["present_id"]: r["ready_ns"] for r in truth if r["event"] == "shown"}
-    release = [(frames[k]["start_ns"] - waits[k - latency]) / 1e6 for k in range(first, len(frames))]
+    # A release lowlat queued for the app's present wait (present_wait.c) is in the log once that
+    # wait claimed it; the last frames' never are (the app stops waiting), and are left out.
+    judged = [k for k in range(first, len(frames)) if waits[k - latency] is not None]
+    release = [(frames[k]["start_ns"] - waits[k - latency]) / 1e6 for k in judged]
     gate = []
-    for k in range(first, len(frames)):
+    for k in judged:
         prev = frames[k - latency]
         other = (shown if prev["waited_ns"] else ready).get(prev["present_id"], 0)
         gate.append((frames[k]["start_ns"] - max(waits[k - latency], other)) / 1e6)
     photon = [(shown[f["present_id"]] - f["start_ns"]) / 1e6 for f in frames[first:] if f["present_id"] in shown]
-    late = [(w - f["start_ns"]) / 1e6 for f, w in zip(frames[first:], waits[first:])]
+    late = [(w - f["start_ns"]) / 1e6 for f, w in zip(frames[first:], waits[first:]) if w is not None]
     # The shortest time between two of lowlat's releases: on one swapchain, its first two frames
     # left out (lowlat starts each swapchain's pacing afresh) unless across_recreates, and never
     # around a failed present (lowlat does not pace one).
     gaps = [((waits[k] - waits[k - 1]) / 1e6, frames[k]["frame"]) for k in range(2, len(frames))
-            if (across_recreates or frames[k]["swapchain"] == frames[k - 2]["swapchain"])
+            if waits[k] is not None and waits[k - 1] is not None and (across_recreates or frames[k]["swapchain"] == frames[k - 2]["swapchain"])
             and frames[k]["result"] != "VK_ERROR_OUT_OF_DATE_KHR"
             and frames[k - 1]["result"] != "VK_ERROR_OUT_OF_DATE_KHR"]
     shortest = min(gaps) if gaps else (float("nan"), 0)
@@ -287,6 +290,10 @@ def run_once(args, attempt):
     if args.resize and not re.search(r"^lowlat: swapchain 128x80 ", out, re.M):
         errors.append("no swapchain at the new size (128x80) reached lowlat")
 
+    if args.wait_point:
+        said = len(re.findall(rf'^lowlat: swapchain \S+: wait point "{re.escape(args.wait_point)}"', out, re.M))
+        if said != recreates + 1:
+            errors.append(f"lowlat said wait point {args.wait_point!r} for {said} of {recreates + 1} swapchains")
     rows = vdlog.read(truth)
     vdlog.check_invariants(rows, errors.append)
     lowlat_rows = read_lowlat_logs(logdir)
@@ -356,6 +363,8 @@ def main():
     ap.add_argument("--faults", help="LOWLAT_FAULTS for the faults layer, put between validation and lowlat")
     ap.add_argument("--hz", default="120")
     ap.add_argument("--fps", default="60")
+    ap.add_argument("--wait-point", help="the wait point lowlat must say every swapchain of the app gets "
+                                         "(e.g. present-wait)")
     ap.add_argument("--release-max-ms", type=float,
                     help="at most this from lowlat's release of frame N - L (or its first pixel or GPU work "
                     "done, if later) to frame N's start")

@@ -1,0 +1,88 @@
+/* present_wait.h — the app's own present wait as lowlat's wait point for a swapchain.
+ *
+ * Why: DXVK and vkd3d-proton present on a submit thread and release their game thread from another
+ * one, after vkWaitForPresentKHR (or vkWaitForPresent2KHR) says frame N - L was shown. A wait inside
+ * vkQueuePresentKHR stalls every submission queued behind it on the submit thread; the same wait
+ * placed at the return of the app's present wait reaches the game thread just as late and stalls
+ * nothing else. So once the app waits for presents on a swapchain (in FIFO modes, the only ones
+ * where DXVK does), lowlat's presents on it compute their release as before but no longer wait;
+ * the app's next successful present wait for that present's id (or a later one) waits until that
+ * release before returning.
+ *
+ * The present thread pushes (present id, release) pairs; the waiting thread pops those its id
+ * covers and waits for the latest of them; the waits it made go back to the present thread, which
+ * writes them into the present log (the log belongs to the presenting thread). One mutex per
+ * swapchain guards the two queues; it is never held while sleeping or calling down.
+ *
+ * An app that stops waiting (DXVK in MAILBOX or IMMEDIATE; a game that turns its frame latency
+ * off) leaves releases unclaimed: after LOWLAT_PW_UNCLAIMED of them the wait point goes back to
+ * the present, said once, and that present waits as before.
+ */
+#ifndef LOWLAT_PRESENT_WAIT_H
+#define LOWLAT_PRESENT_WAIT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vk_compat.h"
+
+/* Releases the present thread may queue before it decides the app no longer waits: more than any
+ * engine's frame latency (DXVK's maxFrameLatency is at most 16; 3 by default) would leave behind. */
+#define LOWLAT_PW_UNCLAIMED 16u
+
+struct lowlat_pw_release {
+	uint64_t present_id; /* the app's id of that present, 0 when it had none */
+	int64_t release_ns;  /* when the app may start its next frame */
+	int64_t log_frame;   /* its present log row, LOWLAT_LOG_UNKNOWN when not logged */
+};
+
+struct lowlat_pw_done {
+	int64_t log_frame, returned_ns, begin_ns, end_ns;
+};
+
+struct lowlat_present_wait {
+	pthread_mutex_t lock;
+	bool lock_ready;
+	/* Written under the lock by the present thread: the swapchain is paced late in a FIFO mode. */
+	bool eligible;
+	/* The app waits for this swapchain's presents: its releases are waited for there. */
+	bool active;
+	bool announced, reverted; /* each said once */
+	uint32_t last;            /* the latest queued release's slot */
+	struct lowlat_pw_release pending[LOWLAT_PW_UNCLAIMED];
+	uint32_t pending_first, pending_count;
+	struct lowlat_pw_done done[LOWLAT_PW_UNCLAIMED];
+	uint32_t done_count;
+	uint64_t paced; /* waits that waited for a release (summary) */
+};
+
+struct lowlat_device;
+struct lowlat_swapchain;
+
+void lowlat_pw_init(struct lowlat_present_wait *pw);
+void lowlat_pw_fini(struct lowlat_present_wait *pw);
+
+/* Present thread, for a swapchain presented in a FIFO mode with release_ns computed: true when the
+ * release was queued for the app's present wait (the present then does not wait); false when the
+ * present is to wait itself (the wait point is the present, or just went back to it). */
+bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t release_ns, int64_t log_frame);
+
+/* Present thread, once the present is logged: the log row of the release it just queued. */
+void lowlat_pw_set_log_frame(struct lowlat_swapchain *sc, int64_t log_frame);
+
+/* Present thread: writes the waits the app's present waits made into the present log. */
+void lowlat_pw_log(struct lowlat_swapchain *sc);
+
+/* The app's present id for swapchain index i of a present (VkPresentIdKHR or VkPresentId2KHR in
+ * its chain), 0 when none. */
+uint64_t lowlat_pw_present_id(const VkPresentInfoKHR *info, uint32_t i);
+
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitForPresentKHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                        uint64_t present_id, uint64_t timeout);
+#ifdef VK_KHR_present_wait2
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitForPresent2KHR(VkDevice device, VkSwapchainKHR swapchain,
+                                                         const VkPresentWait2InfoKHR *info);
+#endif
+
+#endif
