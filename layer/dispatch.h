@@ -17,7 +17,8 @@
 	F(EnumerateDeviceExtensionProperties)                                                                \
 	F(GetPhysicalDeviceFeatures2)                                                                        \
 	F(GetPhysicalDeviceFeatures2KHR)                                                                     \
-	F(GetPhysicalDeviceSurfaceCapabilities2KHR)
+	F(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
+	F(GetPhysicalDeviceSurfacePresentModesKHR)
 
 /* VK_EXT_present_timing (present_timing.c), which lowlat enables behind the app's back when the
  * driver offers it. Headers older than the extension (Debian 12's 1.3.239) leave the list empty and

@@ -40,6 +40,9 @@ struct lowlat_instance {
 	 * app's or added by lowlat. */
 	bool surface_caps2;
 	PFN_vkGetPhysicalDeviceFeatures2 features2;
+	/* VK_KHR_ or VK_EXT_surface_maintenance1 as enabled (the app's or lowlat's), NULL when neither:
+	 * present-mode compatibility queries, and the form a device's swapchain_maintenance1 must match. */
+	const char *surface_maint1;
 };
 
 struct lowlat_device {
@@ -57,6 +60,11 @@ struct lowlat_device {
 	 * string, for the one line each swapchain prints about its pacing level). */
 	bool timing, app_timing;
 	const char *timing_reason;
+	/* Present modes (present_mode.c): FIFO_LATEST_READY and swapchain_maintenance1 (per-present
+	 * modes) enabled, the app's or lowlat's; mode_reason says why not FIFO_LATEST_READY,
+	 * switch_reason why not swapchain_maintenance1 (constant strings). */
+	bool latest_ready, maintenance1;
+	const char *mode_reason, *switch_reason;
 	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct lowlat_swapchain */
 };
 
@@ -99,14 +107,29 @@ struct lowlat_swapchain_timing {
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
 };
 
+/* How a swapchain's present mode is chosen (present_mode.h). */
+enum lowlat_mode_policy {
+	LOWLAT_MODES_KEEP,   /* the mode it was created with (the app's, or chosen once at creation) */
+	LOWLAT_MODES_FORCED, /* an explicit present_mode, at creation and in every per-present mode */
+	LOWLAT_MODES_SWITCH, /* auto with swapchain_maintenance1: FIFO or FIFO_LATEST_READY per present */
+};
+
+struct lowlat_swapchain_modes {
+	enum lowlat_mode_policy policy;
+	VkPresentModeKHR app_mode; /* the app's latest: its create mode, then its per-present modes */
+	VkPresentModeKHR forced;   /* LOWLAT_MODES_FORCED */
+};
+
 struct lowlat_swapchain {
 	VkSwapchainKHR handle;
 	struct lowlat_device *device;
 	VkExtent2D extent;
 	VkFormat format;
+	/* The mode the driver created it with (lowlat's choice, which may differ from the app's). */
 	VkPresentModeKHR present_mode;
 	/* The mode of its latest present (VkSwapchainPresentModeInfoKHR may switch it per present). */
 	VkPresentModeKHR current_mode;
+	struct lowlat_swapchain_modes modes;
 	uint32_t image_count;
 
 	/* Counters for the summary line. Written only by the thread presenting to this swapchain,

@@ -28,6 +28,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "chain.h"
 #include "clock.h"
 #include "config.h"
 #include "hooks.h"
@@ -36,6 +37,7 @@
 #include "objects.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "present_mode.h"
 #include "present_timing.h"
 
 static const char *present_mode_name(VkPresentModeKHR mode)
@@ -95,6 +97,15 @@ static void swapchain_refresh(struct lowlat_swapchain *sc)
 	lowlat_pacer_set_mfps(&sc->pacer, sc->config.enabled ? lowlat_fps_to_mfps(sc->config.fps) : 0);
 }
 
+/* A refusal of what lowlat added is retried without it; running out of memory or losing the
+ * device or surface is the app's to see, as the driver returned it. */
+static bool swapchain_refused(VkResult result)
+{
+	return result != VK_SUCCESS && result != VK_ERROR_DEVICE_LOST &&
+	       result != VK_ERROR_OUT_OF_HOST_MEMORY && result != VK_ERROR_OUT_OF_DEVICE_MEMORY &&
+	       result != VK_ERROR_SURFACE_LOST_KHR;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkSwapchainCreateInfoKHR *info,
                                                          const VkAllocationCallbacks *allocator,
@@ -103,17 +114,31 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	LOWLAT_HOOK_DEVICE(dev, device, CreateSwapchainKHR, VK_ERROR_INITIALIZATION_FAILED)
 	struct lowlat_swapchain *sc;
 	struct lowlat_swapchain_setup setup;
+	struct lowlat_mode_swapchain_setup modes;
+	struct lowlat_config cfg;
+	VkSwapchainCreateInfoKHR timed;
 	const char *fallback;
 	VkResult result;
 
-	/* The present-timing flag on a copy; if the driver refuses it, the app's own create info. */
+	/* The settings in force now decide a mode chosen once at creation. */
+	lowlat_config_defaults(&cfg);
+	lowlat_config_global_get(0, &cfg);
+	/* The present-timing flag and lowlat's present modes on a copy; what the driver refuses is
+	 * retried without, the present modes first, then the flag (the app's own create info). */
 	lowlat_timing_swapchain_setup(dev, info, &setup);
-	result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &setup.info : info, allocator, out);
-	/* A refusal of the flag is retried as the app asked; running out of memory or losing the
-	 * device or surface is the app's to see, as the driver returned it. */
-	if (setup.timing && result != VK_SUCCESS && result != VK_ERROR_DEVICE_LOST &&
-	    result != VK_ERROR_OUT_OF_HOST_MEMORY && result != VK_ERROR_OUT_OF_DEVICE_MEMORY &&
-	    result != VK_ERROR_SURFACE_LOST_KHR) {
+	timed = setup.info;
+	lowlat_mode_swapchain_setup(dev, &cfg, &setup.info, &modes);
+	result = dev->vk.CreateSwapchainKHR(device, setup.timing || modes.changed ? &setup.info : info,
+	                                    allocator, out);
+	if (modes.changed && swapchain_refused(result)) {
+		modes.changed = false;
+		modes.created_mode = modes.modes.app_mode = info->presentMode;
+		modes.modes.policy = LOWLAT_MODES_KEEP;
+		snprintf(modes.why, sizeof(modes.why),
+		         "as the app asked; the driver refused lowlat's present modes");
+		result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &timed : info, allocator, out);
+	}
+	if (setup.timing && swapchain_refused(result)) {
 		setup.timing = false;
 		setup.reason = "the driver refused a present-timing swapchain";
 		result = dev->vk.CreateSwapchainKHR(device, info, allocator, out);
@@ -132,7 +157,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	sc->device = dev;
 	sc->extent = info->imageExtent;
 	sc->format = info->imageFormat;
-	sc->present_mode = sc->current_mode = info->presentMode;
+	sc->present_mode = sc->current_mode = modes.created_mode;
+	sc->modes = modes.modes;
 	if (dev->vk.GetSwapchainImagesKHR(device, *out, &sc->image_count, NULL) != VK_SUCCESS)
 		sc->image_count = info->minImageCount;
 	lowlat_pacer_init(&sc->pacer);
@@ -153,6 +179,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 		        .dir = sc->config.log_dir, .game_key = lowlat_config_global_game_key()});
 	LOWLAT_DEBUG("swapchain created: %ux%u %s, %u images", sc->extent.width, sc->extent.height,
 	             present_mode_name(sc->present_mode), sc->image_count);
+	/* One line per swapchain saying which present mode it got and why. */
+	LOWLAT_INFO("swapchain %ux%u: present mode %s (%s)", sc->extent.width, sc->extent.height,
+	            present_mode_name(sc->present_mode), modes.why);
 	/* The one line per swapchain saying which pacing level it is on, and why not the better one. */
 	if (sc->timing.active)
 		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
@@ -351,14 +380,6 @@ static bool display_paced(const struct lowlat_swapchain *sc)
 }
 
 #ifdef VK_EXT_present_timing
-static const void *chain_find(const void *chain, VkStructureType type)
-{
-	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
-		if (p->sType == type)
-			return p;
-	return NULL;
-}
-
 /* A copy of the app's present info with our VkPresentTimingsInfoEXT in front of its chain. */
 struct timed_present {
 	VkPresentInfoKHR info;
@@ -372,10 +393,8 @@ struct timed_present {
 static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *info, int64_t now_ns,
                            struct timed_present *tp)
 {
-	const VkSwapchainPresentModeInfoEXT *modes =
-	        chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT);
 	bool timed = info->swapchainCount <= TIMED_SWAPCHAINS_MAX &&
-	             !chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+	             !lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
 
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
@@ -385,9 +404,6 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			timed = false;
 			continue;
 		}
-		swapchain_refresh(sc);
-		if (modes && i < modes->swapchainCount)
-			sc->current_mode = modes->pPresentModes[i];
 		sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->timing.pushed = false;
 		lowlat_timing_update(sc);
@@ -521,10 +537,19 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 	struct lowlat_swapchain *first = NULL;
 	struct present_wait wait = {0};
 	struct present_times t = {.entry_ns = lowlat_now_ns()};
+	struct lowlat_mode_present mp;
 	bool timed = false;
 	VkResult result;
 
 	lowlat_config_global_tick(t.entry_ns);
+	/* Every swapchain's settings up to date, then its present mode for this present (a copy of the
+	 * present info when lowlat states or changes modes; present_mode.h). */
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		if (sc)
+			swapchain_refresh(sc);
+	}
+	info = lowlat_mode_present(dev, info, &mp);
 	/* The call's method is its first tracked swapchain's. Every swapchain follows the one process
 	 * config, so they differ only for the one present at which a change reaches them. */
 	for (uint32_t i = 0; i < info->swapchainCount && !first; i++)
