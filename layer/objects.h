@@ -73,6 +73,9 @@ struct lowlat_pending_present {
 	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
 	int64_t frame_start_ns; /* when the app began the frame: the start of its ready-time sample */
 	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
+	/* Pushed by the present call still in progress, whose log row is not written yet (the
+	 * latency-frames cap can read its report inside that call). */
+	bool current;
 };
 
 /* Pending presents per swapchain; also the size of the driver's timing results queue we ask for.
@@ -103,7 +106,15 @@ struct lowlat_swapchain_timing {
 	struct lowlat_ready_window ready;
 	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
 	uint32_t pending_first, pending_count;
-	bool pushed;           /* this call added a pending present, whose log frame is still to set */
+	bool pushed; /* this call added a pending present, whose log frame is still to set */
+	/* The stage times of this call's own present when its report came inside the call (the
+	 * latency-frames cap), kept for its log row: stage is an enum lowlat_log_stage. */
+	bool current_taken;
+	uint32_t early_count;
+	struct {
+		int stage;
+		int64_t time_ns;
+	} early[4];
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
 };
 
@@ -137,6 +148,11 @@ struct lowlat_swapchain {
 	uint64_t presents;
 	uint64_t present_errors;
 	uint64_t timed_presents; /* presents that carried a display target (present_timing) */
+	/* The latency-frames cap (max_latency_frames): releases it held back until an earlier frame was
+	 * shown, and those of them that gave up waiting (timed out). */
+	uint64_t latency_waits, latency_timeouts;
+	uint32_t latency_timeouts_in_row; /* reset by a wait that ends in time */
+	bool latency_off;                 /* given up: the display stopped reporting (present.c) */
 	int64_t first_present_ns, last_present_ns;
 
 	/* Pacing state, used only by the thread presenting to this swapchain (externally synchronised

@@ -67,6 +67,12 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	            " failed; %s; %" PRIu64 " presents with display targets",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
 	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents);
+	if (sc->latency_waits || sc->latency_timeouts)
+		LOWLAT_INFO("swapchain %ux%u: max_latency_frames %u held %" PRIu64
+		            " releases until an earlier frame "
+		            "was shown, %" PRIu64 " more gave up waiting",
+		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
+		            sc->latency_waits, sc->latency_timeouts);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -321,10 +327,12 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 {
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain_timing *tm;
 		struct lowlat_log_record rec;
 
 		if (!sc)
 			continue;
+		tm = &sc->timing;
 		if (sc->log) {
 			lowlat_log_record_init(&rec);
 			rec.frame_start_ns = sc->frame_start_ns;
@@ -344,14 +352,22 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 				rec.fallback = LOWLAT_LOG_FALLBACK_TIMING;
 			}
 			int64_t frame = lowlat_log_present(sc->log, &rec);
-			/* Its display feedback, when it comes, goes into this row. */
-			if (sc->timing.pushed)
-				sc->timing
-				        .pending[(sc->timing.pending_first + sc->timing.pending_count - 1) %
-				                 LOWLAT_TIMING_QUEUE_SIZE]
+			/* Its display feedback goes into this row: now if it came inside this call, else
+			 * when it comes. */
+			for (uint32_t s = 0; s < tm->early_count; s++)
+				lowlat_log_display_frame(sc->log, frame,
+				                         (enum lowlat_log_stage)tm->early[s].stage,
+				                         tm->early[s].time_ns);
+			if (tm->pushed && !tm->current_taken)
+				tm->pending[(tm->pending_first + tm->pending_count - 1) %
+				            LOWLAT_TIMING_QUEUE_SIZE]
 				        .log_frame = frame;
 		}
-		sc->timing.pushed = false;
+		if (tm->pushed && !tm->current_taken)
+			tm->pending[(tm->pending_first + tm->pending_count - 1) % LOWLAT_TIMING_QUEUE_SIZE]
+			        .current = false;
+		tm->pushed = tm->current_taken = false;
+		tm->early_count = 0;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
 	}
@@ -494,6 +510,7 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 			        .frame_start_ns = sc->frame_start_ns,
 			        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
 			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+			        .current = true,
 			};
 			t->pending_count++;
 			t->pushed = true;
@@ -529,6 +546,68 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 	t->lead_ns = lead;
 	t->have_target = true;
 	return next - lead;
+}
+
+/* How long the latency-frames cap waits for the display to report a frame shown, in refreshes
+ * after its target (or after now, when later): a frame on time is reported within one; four let a
+ * frame that missed its refresh be shown up to three later before lowlat stops waiting (the display
+ * or driver is then stalled, and the app must not be). */
+#define LATENCY_TIMEOUT_REFRESHES 4
+
+/* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
+ * reports nothing any more would otherwise cost every frame the whole timeout. */
+#define LATENCY_TIMEOUTS_MAX 8
+
+/* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present
+ * timing), at the late pacing point: before the app may start frame N+1, frame N+1-k must have
+ * been reported shown; with k = 1, the frame just presented. Its display feedback is polled inside
+ * this present call (the swapchain is externally synchronised here), never longer than the
+ * timeout, so a display that stops reporting cannot hang the game. */
+static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
+{
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain_timing *t;
+		uint32_t k;
+		int64_t now_ns, base_ns, deadline_ns;
+
+		if (!sc || present_failed(info->pResults ? info->pResults[i] : result))
+			continue;
+		t = &sc->timing;
+		k = sc->config.max_latency_frames;
+		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
+		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
+			continue;
+		/* Usually the pacing wait already outlasted the frame's way to the screen. */
+		lowlat_timing_update(sc);
+		if (t->pending_count <= k - 1)
+			continue;
+		now_ns = lowlat_now_ns();
+		base_ns = sc->display_target_ns != LOWLAT_LOG_UNKNOWN && sc->display_target_ns > now_ns
+		                  ? sc->display_target_ns
+		                  : now_ns;
+		deadline_ns = base_ns + LATENCY_TIMEOUT_REFRESHES * t->refresh_ns;
+		if (deadline_ns > now_ns + LOWLAT_MAX_WAIT_NS)
+			deadline_ns = now_ns + LOWLAT_MAX_WAIT_NS;
+		if (lowlat_timing_wait_shown(sc, k - 1, deadline_ns)) {
+			sc->latency_waits++;
+			sc->latency_timeouts_in_row = 0;
+			continue;
+		}
+		sc->latency_timeouts++;
+		if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
+			sc->latency_off = true;
+			lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame "
+			           "shown timed "
+			           "out; max_latency_frames is off for this swapchain",
+			           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
+		}
+		LOWLAT_WARN_ONCE(
+		        "swapchain %ux%u: frame %" PRIu64 " was not reported shown within %d refreshes "
+		        "of its target; released the app anyway (max_latency_frames %u; counted in the "
+		        "swapchain's summary)",
+		        sc->extent.width, sc->extent.height, sc->presents, LATENCY_TIMEOUT_REFRESHES, k);
+	}
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
@@ -593,6 +672,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			}
 		}
 		wait_do(&wait);
+		latency_cap(dev, info, result);
 		t.wait_end_ns = t.return_ns = lowlat_now_ns();
 		count_presents(dev, info, result, t.wait_end_ns);
 	}

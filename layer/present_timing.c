@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "message.h"
@@ -240,8 +241,14 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 			break;
 		default: continue;
 		}
-		lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
+		if (p->current && t->early_count < sizeof(t->early) / sizeof(t->early[0])) {
+			t->early[t->early_count].stage = stage;
+			t->early[t->early_count++].time_ns = time_ns;
+		} else {
+			lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
+		}
 	}
+	t->current_taken = t->current_taken || p->current;
 	/* The sample: from the frame's start (the app released) to its GPU work done. */
 	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && ready_ns > p->frame_start_ns)
 		lowlat_ready_note(&t->ready, ready_ns - p->frame_start_ns);
@@ -293,6 +300,37 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 			read_properties(sc);
 		if (r == VK_SUCCESS)
 			return;
+	}
+}
+
+/* How often the latency-frames cap looks for the display's report: a 32nd of a refresh (0.26 ms
+ * at 120 Hz, 58 us at 540 Hz), so the release comes at most that late after the first pixel, and
+ * the waiting thread wakes at most 32 times a refresh. Never below 50 us: the sleep's own wake-up
+ * error (~100 us at p50 here, FACTS.md) makes a shorter poll only burn CPU. */
+#define SHOWN_POLL_FRACTION 32
+#define SHOWN_POLL_MIN_NS   50000ll /* 50 us */
+
+bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	int64_t poll_ns;
+
+	if (!t->active || !t->refresh_known)
+		return false;
+	poll_ns = t->refresh_ns / SHOWN_POLL_FRACTION;
+	if (poll_ns < SHOWN_POLL_MIN_NS)
+		poll_ns = SHOWN_POLL_MIN_NS;
+	for (;;) {
+		int64_t now_ns;
+		lowlat_timing_update(sc);
+		if (t->pending_count <= unshown)
+			return true;
+		now_ns = lowlat_now_ns();
+		if (now_ns >= deadline_ns)
+			return false;
+		struct timespec ts = {
+		        .tv_nsec = (long)(deadline_ns - now_ns < poll_ns ? deadline_ns - now_ns : poll_ns)};
+		nanosleep(&ts, NULL);
 	}
 }
 

@@ -49,6 +49,12 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
  * ready-time prediction, the grid's phase and the log. */
 void lowlat_timing_update(struct lowlat_swapchain *sc);
 
+/* The latency-frames cap, inside the app's present call: polls the display's results (as
+ * lowlat_timing_update) until at most `unshown` of the swapchain's presents with stage queries are
+ * still to be reported (each report comes once its first pixel is out, or it was dropped), or
+ * until deadline_ns. Returns whether it got there; false also when nothing can be waited for. */
+bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns);
+
 #else
 
 static inline void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
@@ -74,6 +80,14 @@ static inline const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *
 static inline void lowlat_timing_update(struct lowlat_swapchain *sc)
 {
 	(void)sc;
+}
+static inline bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown,
+                                            int64_t deadline_ns)
+{
+	(void)sc;
+	(void)unshown;
+	(void)deadline_ns;
+	return false;
 }
 
 #endif

@@ -1,9 +1,9 @@
 /* test_settings.c — VK_EXT_layer_settings: each key through its natural type and as a string,
  * other layers' settings left alone, several structs in one chain, bad values and names; and the
  * manifest describes exactly the settings the layer accepts (argv[1]: VkLayer_lowlat.json.in). */
+#include "vk_compat.h"
 #include <cjson/cJSON.h>
 #include <stdlib.h>
-#include "vk_compat.h"
 
 #include "check.h"
 #include "config.h"
@@ -157,7 +157,7 @@ static void test_bad(void)
 	          "\"mailbox\" or \"immediate\"; using auto\n"
 	          "VK_EXT_layer_settings: \"max_latency_frames\": 40 is out of range (0 = the app's own, or "
 	          "1 to 16); "
-	          "using 0 (the app's own)\n"
+	          "using 1\n"
 	          "VK_EXT_layer_settings: \"log_dir\": \"logs\" is not an absolute path; using the default\n"
 	          "VK_EXT_layer_settings: \"enabled\": \"soon\" is not true or false; using true\n"
 	          "VK_EXT_layer_settings: unknown setting \"frames\"; ignored\n"

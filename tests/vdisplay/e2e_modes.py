@@ -62,7 +62,10 @@ def write_game_file(tmp, config):
     os.rename(path + ".new", path)  # a new inode: lowlat reads it again whatever the mtime granularity
 
 
-def run(args, tmp, fps, extra, frames, during=None):
+def run(args, tmp, fps, extra, frames, during=None, lines_out=None):
+    """Runs vkcube through lowlat; checks the chain, validation, the truth log's invariants and that
+    lowlat printed one present-mode line. Returns (truth log rows, that line); lowlat's output
+    lines go into lines_out when given."""
     env = e2e_lowlat.lowlat_env(args, tmp, fps, extra)
     cmd = ["vkcube", "--wsi", "xcb", "--c", str(frames)]
     print(f"{args.scenario}: {' '.join(cmd)} on {args.hz} Hz, fps {fps}, {extra}")
@@ -71,6 +74,8 @@ def run(args, tmp, fps, extra, frames, during=None):
         during()
     out, _ = p.communicate(timeout=120)
     lines = e2e_lowlat.check_run(out, p.returncode, tmp)
+    if lines_out is not None:
+        lines_out.extend(lines)
     rows = vdlog.read(os.path.join(tmp, "truth.csv"))
     errors = []
     vdlog.check_invariants(rows, errors.append)
