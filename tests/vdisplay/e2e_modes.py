@@ -11,6 +11,9 @@ through lowlat > validation > the display, one scenario per run.
   within a second) turns the cap off, then on again. The display offers swapchain_maintenance1, so
   the one swapchain switches at run time: the truth log shows FIFO_LATEST_READY, then FIFO, then
   FIFO_LATEST_READY again, each for a stretch of frames, and no other mode.
+- no-maintenance1: the display without swapchain_maintenance1 (LOWLAT_VDISPLAY_NO_MAINTENANCE1=1):
+  capping at creation, the swapchain is created in FIFO_LATEST_READY and stays so; not capping, it
+  stays FIFO; lowlat's line says the mode was chosen once, and why.
 - mailbox: present_mode mailbox (explicit): the FIFO swapchain is created in MAILBOX, every present
   is MAILBOX, and lowlat says the mode was forced.
 Validation between lowlat and the display stays silent in each (e2e_lowlat.check_run).
@@ -129,6 +132,31 @@ def live(args, tmp):
         raise Fail(f"lowlat's present log has modes {logged}")
 
 
+def no_maintenance1(args, tmp):
+    hide = {"LOWLAT_VDISPLAY_NO_MAINTENANCE1": "1"}
+    # Capping when the swapchain is created: FIFO_LATEST_READY for its whole life.
+    capped = os.path.join(tmp, "capped")
+    os.makedirs(capped)
+    rows, line = run(args, capped, 60, hide, 180)
+    if ("present mode FIFO_LATEST_READY (present_mode auto: capping at creation; stays so if the cap is turned "
+            "off, since the device lacks swapchain_maintenance1)") not in line:
+        raise Fail("the present-mode line does not say FIFO_LATEST_READY chosen at creation without "
+                   "swapchain_maintenance1")
+    modes = {r["mode"] for r in rows}
+    if modes != {"FIFO_LATEST_READY"}:
+        raise Fail(f"modes in the truth log {modes}, expected FIFO_LATEST_READY only")
+    # Not capping then: FIFO, and the line says a later cap cannot switch it.
+    uncapped = os.path.join(tmp, "uncapped")
+    os.makedirs(uncapped)
+    rows, line = run(args, uncapped, 0, hide, 120)
+    if "present mode FIFO (as the app asked; present_mode auto: not capping at creation" not in line:
+        raise Fail("the present-mode line does not say FIFO kept, not capping at creation")
+    modes = {r["mode"] for r in rows}
+    if modes != {"FIFO"}:
+        raise Fail(f"modes in the truth log {modes}, expected FIFO only")
+    print("without swapchain_maintenance1: FIFO_LATEST_READY when capping at creation, else FIFO")
+
+
 def mailbox(args, tmp):
     rows, line = run(args, tmp, 60, {"LOWLAT_PRESENT_MODE": "mailbox"}, 180)
     if "present mode MAILBOX (forced by present_mode mailbox; the app asked for FIFO)" not in line:
@@ -146,7 +174,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
     ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
-    ap.add_argument("--scenario", required=True, choices=["uncapped", "live", "mailbox"])
+    ap.add_argument("--scenario", required=True, choices=["uncapped", "live", "mailbox", "no-maintenance1"])
     ap.add_argument("--hz", default="120")
     args = ap.parse_args()
 
@@ -156,7 +184,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="lowlat-modes-")
     print("logs in", tmp)
     try:
-        {"uncapped": uncapped, "live": live, "mailbox": mailbox}[args.scenario](args, tmp)
+        {"uncapped": uncapped, "live": live, "mailbox": mailbox,
+         "no-maintenance1": no_maintenance1}[args.scenario](args, tmp)
     except e2e_lowlat.Skip as e:
         print("skipped:", e)
         return SKIP
