@@ -223,6 +223,11 @@ static void force_mode(struct lowlat_device *dev, const struct lowlat_config *cf
 	VkPresentModeKHR want = setting_mode(cfg->present_mode), app = info->presentMode;
 	const char *setting = lowlat_present_mode_name(cfg->present_mode);
 
+	/* Nothing to force: the app asks for that mode and cannot switch away from it per present. */
+	if (want == app && !app_list) {
+		snprintf(s->why, sizeof(s->why), "as the app asked, which is present_mode %s", setting);
+		return;
+	}
 	if (!list_has(surface, surface_count, want)) {
 		snprintf(s->why, sizeof(s->why),
 		         "as the app asked; present_mode %s, but the surface does not offer %s", setting,
