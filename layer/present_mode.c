@@ -276,8 +276,8 @@ void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_
 		snprintf(s->why, sizeof(s->why), "as the app asked; lowlat is disabled");
 		return;
 	}
-	surface_count = surface_modes(dev, info->surface, surface);
 	if (cfg->present_mode != LOWLAT_PRESENT_MODE_AUTO) {
+		surface_count = surface_modes(dev, info->surface, surface);
 		force_mode(dev, cfg, info, app_list, surface, surface_count, s);
 		return;
 	}
@@ -297,6 +297,8 @@ void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_
 		         "itself");
 		return;
 	}
+	/* The surface is asked only now: most swapchains are decided without it. */
+	surface_count = surface_modes(dev, info->surface, surface);
 	if (!list_has(surface, surface_count, LATEST_READY)) {
 		snprintf(s->why, sizeof(s->why),
 		         "as the app asked; present_mode auto, but the surface does not offer "
