@@ -20,7 +20,7 @@ enum lowlat_config_key {
 	LOWLAT_KEY_FPS,                /* number, frames per second; 0 = limiter off */
 	LOWLAT_KEY_METHOD,             /* "late" | "early" */
 	LOWLAT_KEY_PRESENT_MODE,       /* "auto" | "fifo" | "fifo_latest_ready" | "mailbox" | "immediate" */
-	LOWLAT_KEY_MAX_LATENCY_FRAMES, /* integer; 0 = leave the app's own */
+	LOWLAT_KEY_MAX_LATENCY_FRAMES, /* integer; while capping, frames unshown; 0 = the app's own */
 	LOWLAT_KEY_LOG,                /* bool */
 	LOWLAT_KEY_LOG_DIR,            /* string, absolute path; "" = the log module's default */
 	LOWLAT_KEY_ENABLED,            /* bool; false = lowlat passes everything through */
@@ -51,7 +51,10 @@ enum lowlat_present_mode {
 #define LOWLAT_FPS_MIN 1.0     /* frames per second */
 #define LOWLAT_FPS_MAX 10000.0 /* frames per second */
 
-/* Range of `max_latency_frames`: 0 (leave) or 1..16 frames, the range DXGI's
+/* `max_latency_frames` = k: while lowlat caps, the app may start frame N only once frame N-k was
+ * shown (1: no frame queued behind another); without a cap lowlat leaves the app alone, since an
+ * uncapped game held to a short queue leaves the GPU idle and clocking down (vkd3d-proton's
+ * finding). Range: 0 (leave the app's own, also while capping) or 1..16 frames, the range DXGI's
  * SetMaximumFrameLatency accepts (DXGI_MAX_SWAP_CHAIN_BUFFERS), which DXVK follows. */
 #define LOWLAT_MAX_LATENCY_FRAMES_MAX 16 /* frames */
 
@@ -62,7 +65,7 @@ struct lowlat_config {
 	double fps; /* frames per second; 0 = off */
 	enum lowlat_method method;
 	enum lowlat_present_mode present_mode;
-	uint32_t max_latency_frames; /* frames; 0 = leave the app's own */
+	uint32_t max_latency_frames; /* frames; applies while capping; 0 = leave the app's own */
 	bool log;
 	char log_dir[LOWLAT_CONFIG_PATH_MAX]; /* "" = default */
 	bool enabled;
@@ -72,7 +75,7 @@ struct lowlat_config {
 	bool stack_limiters;
 };
 
-/* The built-in defaults: limiter off, late, auto, 0, no log, default log dir, enabled, no stacking. */
+/* The built-in defaults: limiter off, late, auto, 1, no log, default log dir, enabled, no stacking. */
 void lowlat_config_defaults(struct lowlat_config *cfg);
 
 /* Where messages go: one call per message, `text` without the `lowlat: ` prefix or a newline. The

@@ -55,7 +55,7 @@ void lowlat_config_defaults(struct lowlat_config *cfg)
 	cfg->fps = 0;
 	cfg->method = LOWLAT_METHOD_LATE;
 	cfg->present_mode = LOWLAT_PRESENT_MODE_AUTO;
-	cfg->max_latency_frames = 0;
+	cfg->max_latency_frames = 1;
 	cfg->log = false;
 	cfg->log_dir[0] = '\0';
 	cfg->enabled = true;

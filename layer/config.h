@@ -190,7 +190,7 @@ void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_proc
 bool lowlat_config_reload(struct lowlat_config_state *st, int64_t now_ns,
                           const struct lowlat_config_sink *sink);
 
-/* "fps 60, method late, present_mode auto, max_latency_frames 0, log false, log_dir default,
+/* "fps 60, method late, present_mode auto, max_latency_frames 1, log false, log_dir default,
  * enabled true" */
 void lowlat_config_describe(const struct lowlat_config *cfg, char *dst, size_t size);
 

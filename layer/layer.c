@@ -11,11 +11,13 @@
 #include <vulkan/vk_layer.h>
 
 #include "config.h"
+#include "create_info.h"
 #include "engine.h"
 #include "hooks.h"
 #include "latency_sleep.h"
 #include "message.h"
 #include "objects.h"
+#include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
 
@@ -63,27 +65,38 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 	if (!inst)
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 
+	/* Present timing and present-mode switching need instance extensions the app may not have
+	 * enabled: add them to a copy. An instance that refuses one is asked again with less: the EXT
+	 * surface_maintenance1 for the KHR one, then none, then as the app asked. */
+	static const char *const surface_maint1[] = {LOWLAT_SURFACE_MAINTENANCE1_NAME,
+	                                             "VK_EXT_surface_maintenance1", NULL};
+	struct lowlat_instance_setup setup;
+	bool added = false;
+
 	/* Advance the link for the next layer, and put it back afterwards so the chain the loader
 	 * built is as it was whatever happens below. */
-	/* VK_EXT_present_timing needs instance extensions the app may not have enabled: add them to a
-	 * copy, and if the instance refuses them, create it as the app asked. */
-	struct lowlat_instance_setup setup;
-	bool added = lowlat_timing_instance_setup(info, &setup);
-
 	VkLayerInstanceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
-	result = next_create(added ? &setup.info : info, allocator, out);
-	if (added && result == VK_ERROR_EXTENSION_NOT_PRESENT) {
-		/* Present timing is then simply not used on this instance. */
-		lowlat_timing_instance_setup_fini(&setup);
-		setup.surface_caps2 = setup.properties2 = false;
+	result = VK_ERROR_EXTENSION_NOT_PRESENT;
+	for (unsigned i = surface_maint1[0] ? 0 : 2; i < 3 && result == VK_ERROR_EXTENSION_NOT_PRESENT; i++) {
+		if (!(added = lowlat_instance_setup(info, surface_maint1[i], &setup)))
+			break;
+		result = next_create(&setup.info, allocator, out);
+		if (result == VK_ERROR_EXTENSION_NOT_PRESENT)
+			lowlat_instance_setup_fini(&setup);
+	}
+	if (!added || result == VK_ERROR_EXTENSION_NOT_PRESENT) {
+		/* Present timing and mode switching are then simply not used on this instance. */
+		if (added)
+			setup = (struct lowlat_instance_setup){.info = *info};
 		result = next_create(info, allocator, out);
 	}
 	link->u.pLayerInfo = ours;
-	lowlat_timing_instance_setup_fini(&setup);
+	lowlat_instance_setup_fini(&setup);
 	if (result != VK_SUCCESS)
 		goto fail_free;
 	inst->surface_caps2 = setup.surface_caps2;
+	inst->surface_maint1 = setup.surface_maint1;
 
 	inst->handle = *out;
 	lowlat_load_instance_dispatch(&inst->vk, *out, next_gipa);
@@ -171,29 +184,39 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	lowlat_latency_device_setup(inst, physical, info, &latency);
 	const VkDeviceCreateInfo *base = &latency.info;
 
-	/* VK_EXT_present_timing on a copy of the create info when the device offers it and the app
-	 * does not use it itself; if the driver refuses, the device is created from the base. */
+	/* VK_EXT_present_timing, FIFO_LATEST_READY and swapchain_maintenance1 on a copy of the base
+	 * when the device offers them (create_info.h); if the driver refuses, the device is created
+	 * from the base. */
+	struct lowlat_device_info copy;
 	struct lowlat_device_setup setup;
-	lowlat_timing_device_setup(inst, physical, base, &setup);
+	struct lowlat_mode_device_setup modes;
+	lowlat_device_info_init(&copy, base);
+	lowlat_timing_device_setup(inst, physical, &copy, &setup);
+	lowlat_mode_device_setup(inst, physical, &copy, &modes);
 
 	VkLayerDeviceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
-	result = next_create(physical, setup.enable ? &setup.info : base, allocator, out);
+	result = next_create(physical, copy.changed ? &copy.info : base, allocator, out);
 	/* Only a refusal is retried: out of memory or a lost device must reach the app as they came. */
-	if (setup.enable &&
+	if (copy.changed &&
 	    (result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT)) {
-		setup.enable = false;
-		setup.reason = "the driver refused to enable VK_EXT_present_timing";
+		setup.enable = modes.latest_ready = modes.maintenance1 = false;
+		setup.reason = modes.reason = modes.switch_reason =
+		        "the driver refused the extensions lowlat added";
 		result = next_create(physical, base, allocator, out);
 	}
 	link->u.pLayerInfo = ours;
-	lowlat_timing_device_setup_fini(&setup);
+	lowlat_device_info_fini(&copy);
 	lowlat_latency_device_setup_fini(&latency);
 	if (result != VK_SUCCESS)
 		goto fail_free;
 	dev->timing = setup.enable;
 	dev->app_timing = setup.app_timing;
 	dev->timing_reason = setup.reason;
+	dev->latest_ready = modes.latest_ready;
+	dev->maintenance1 = modes.maintenance1;
+	dev->mode_reason = modes.reason;
+	dev->switch_reason = modes.switch_reason;
 
 	dev->handle = *out;
 	dev->physical = physical;

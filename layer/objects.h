@@ -46,6 +46,9 @@ struct lowlat_instance {
 	/* DXVK or vkd3d-proton limits its own frame rate (engine.h): why, for the one line saying so. */
 	bool engine_limits;
 	char engine_limit[96];
+	/* VK_KHR_ or VK_EXT_surface_maintenance1 as enabled (the app's or lowlat's), NULL when neither:
+	 * present-mode compatibility queries, and the form a device's swapchain_maintenance1 must match. */
+	const char *surface_maint1;
 };
 
 struct lowlat_device {
@@ -63,6 +66,11 @@ struct lowlat_device {
 	 * string, for the one line each swapchain prints about its pacing level). */
 	bool timing, app_timing;
 	const char *timing_reason;
+	/* Present modes (present_mode.c): FIFO_LATEST_READY and swapchain_maintenance1 (per-present
+	 * modes) enabled, the app's or lowlat's; mode_reason says why not FIFO_LATEST_READY,
+	 * switch_reason why not swapchain_maintenance1 (constant strings). */
+	bool latest_ready, maintenance1;
+	const char *mode_reason, *switch_reason;
 	/* The latest release of the app by any of its swapchains (CLOCK_MONOTONIC ns, 0 before one): a
 	 * swapchain created to replace another (DXVK recreates without oldSwapchain) continues its
 	 * grid from there instead of letting its first frame go unpaced. Written by presenting
@@ -81,6 +89,9 @@ struct lowlat_pending_present {
 	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
 	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
 	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
+	/* Pushed by the present call still in progress, whose log row is not written yet (the
+	 * latency-frames cap can read its report inside that call). */
+	bool current;
 };
 
 /* Pending presents per swapchain; also the size of the driver's timing results queue we ask for.
@@ -123,7 +134,28 @@ struct lowlat_swapchain_timing {
 	 * the refresh (pace_display.h). Set only by LOWLAT_BENCH_LEAD_MARGIN_US, a knob for
 	 * tools/bench-display's latency-versus-repeats curve, not a setting. */
 	int64_t margin_ns;
+	/* The stage times of this call's own present when its report came inside the call (the
+	 * latency-frames cap), kept for its log row: stage is an enum lowlat_log_stage. */
+	bool current_taken;
+	uint32_t early_count;
+	struct {
+		int stage;
+		int64_t time_ns;
+	} early[4];
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
+};
+
+/* How a swapchain's present mode is chosen (present_mode.h). */
+enum lowlat_mode_policy {
+	LOWLAT_MODES_KEEP,   /* the mode it was created with (the app's, or chosen once at creation) */
+	LOWLAT_MODES_FORCED, /* an explicit present_mode, at creation and in every per-present mode */
+	LOWLAT_MODES_SWITCH, /* auto with swapchain_maintenance1: FIFO or FIFO_LATEST_READY per present */
+};
+
+struct lowlat_swapchain_modes {
+	enum lowlat_mode_policy policy;
+	VkPresentModeKHR app_mode; /* the app's latest: its create mode, then its per-present modes */
+	VkPresentModeKHR forced;   /* LOWLAT_MODES_FORCED */
 };
 
 struct lowlat_swapchain {
@@ -131,9 +163,11 @@ struct lowlat_swapchain {
 	struct lowlat_device *device;
 	VkExtent2D extent;
 	VkFormat format;
+	/* The mode the driver created it with (lowlat's choice, which may differ from the app's). */
 	VkPresentModeKHR present_mode;
 	/* The mode of its latest present (VkSwapchainPresentModeInfoKHR may switch it per present). */
 	VkPresentModeKHR current_mode;
+	struct lowlat_swapchain_modes modes;
 	uint32_t image_count;
 
 	/* Counters for the summary line. Written only by the thread presenting to this swapchain,
@@ -141,6 +175,11 @@ struct lowlat_swapchain {
 	uint64_t presents;
 	uint64_t present_errors;
 	uint64_t timed_presents; /* presents that carried a display target (present_timing) */
+	/* The latency-frames cap (max_latency_frames): releases it held back until an earlier frame was
+	 * shown, and those of them that gave up waiting (timed out). */
+	uint64_t latency_waits, latency_timeouts;
+	uint32_t latency_timeouts_in_row; /* reset by a wait that ends in time */
+	bool latency_off;                 /* given up: the display stopped reporting (present.c) */
 	int64_t first_present_ns, last_present_ns;
 
 	/* Pacing state, used only by the thread presenting to this swapchain (externally synchronised

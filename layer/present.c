@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "chain.h"
 #include "clock.h"
 #include "config.h"
 #include "hooks.h"
@@ -38,6 +39,7 @@
 #include "objects.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
 
@@ -74,6 +76,12 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
 	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents, drains,
 	            wait_point);
+	if (sc->latency_waits || sc->latency_timeouts)
+		LOWLAT_INFO("swapchain %ux%u: max_latency_frames %u held %" PRIu64
+		            " releases until an earlier frame "
+		            "was shown, %" PRIu64 " more gave up waiting",
+		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
+		            sc->latency_waits, sc->latency_timeouts);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -118,6 +126,15 @@ static void swapchain_refresh(struct lowlat_swapchain *sc)
 	lowlat_latency_pacer_unlock(sc->device);
 }
 
+/* A refusal of what lowlat added is retried without it; running out of memory or losing the
+ * device or surface is the app's to see, as the driver returned it. */
+static bool swapchain_refused(VkResult result)
+{
+	return result != VK_SUCCESS && result != VK_ERROR_DEVICE_LOST &&
+	       result != VK_ERROR_OUT_OF_HOST_MEMORY && result != VK_ERROR_OUT_OF_DEVICE_MEMORY &&
+	       result != VK_ERROR_SURFACE_LOST_KHR;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkSwapchainCreateInfoKHR *info,
                                                          const VkAllocationCallbacks *allocator,
@@ -126,22 +143,37 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	LOWLAT_HOOK_DEVICE(dev, device, CreateSwapchainKHR, VK_ERROR_INITIALIZATION_FAILED)
 	struct lowlat_swapchain *sc;
 	struct lowlat_swapchain_setup setup;
+	struct lowlat_mode_swapchain_setup modes;
+	struct lowlat_config cfg;
+	VkSwapchainCreateInfoKHR timed;
 	const char *fallback;
 	VkResult result;
 
-	/* Without VkSwapchainLatencyCreateInfoNV where lowlat provides VK_NV_low_latency2 (the base),
-	 * and the present-timing flag on a copy of that; if the driver refuses it, the base. */
+	/* Without VkSwapchainLatencyCreateInfoNV where lowlat provides VK_NV_low_latency2: the base
+	 * of everything below. */
 	VkSwapchainCreateInfoKHR latency_copy;
 	struct lowlat_chain_copy latency_chain;
 	const VkSwapchainCreateInfoKHR *base =
 	        lowlat_latency_swapchain_info(dev, info, &latency_copy, &latency_chain);
+	/* The settings in force now decide a mode chosen once at creation. */
+	lowlat_config_defaults(&cfg);
+	lowlat_config_global_get(0, &cfg);
+	/* The present-timing flag and lowlat's present modes on a copy of the base; what the driver
+	 * refuses is retried without, the present modes first, then the flag (the base). */
 	lowlat_timing_swapchain_setup(dev, base, &setup);
-	result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &setup.info : base, allocator, out);
-	/* A refusal of the flag is retried as the app asked; running out of memory or losing the
-	 * device or surface is the app's to see, as the driver returned it. */
-	if (setup.timing && result != VK_SUCCESS && result != VK_ERROR_DEVICE_LOST &&
-	    result != VK_ERROR_OUT_OF_HOST_MEMORY && result != VK_ERROR_OUT_OF_DEVICE_MEMORY &&
-	    result != VK_ERROR_SURFACE_LOST_KHR) {
+	timed = setup.info;
+	lowlat_mode_swapchain_setup(dev, &cfg, &setup.info, &modes);
+	result = dev->vk.CreateSwapchainKHR(device, setup.timing || modes.changed ? &setup.info : base,
+	                                    allocator, out);
+	if (modes.changed && swapchain_refused(result)) {
+		modes.changed = false;
+		modes.created_mode = modes.modes.app_mode = info->presentMode;
+		modes.modes.policy = LOWLAT_MODES_KEEP;
+		snprintf(modes.why, sizeof(modes.why),
+		         "as the app asked; the driver refused lowlat's present modes");
+		result = dev->vk.CreateSwapchainKHR(device, setup.timing ? &timed : base, allocator, out);
+	}
+	if (setup.timing && swapchain_refused(result)) {
 		setup.timing = false;
 		setup.reason = "the driver refused a present-timing swapchain";
 		result = dev->vk.CreateSwapchainKHR(device, base, allocator, out);
@@ -160,7 +192,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	sc->device = dev;
 	sc->extent = info->imageExtent;
 	sc->format = info->imageFormat;
-	sc->present_mode = sc->current_mode = info->presentMode;
+	sc->present_mode = sc->current_mode = modes.created_mode;
+	sc->modes = modes.modes;
 	if (dev->vk.GetSwapchainImagesKHR(device, *out, &sc->image_count, NULL) != VK_SUCCESS)
 		sc->image_count = info->minImageCount;
 	lowlat_pacer_init(&sc->pacer);
@@ -191,6 +224,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 		        .dir = sc->config.log_dir, .game_key = lowlat_config_global_game_key()});
 	LOWLAT_DEBUG("swapchain created: %ux%u %s, %u images", sc->extent.width, sc->extent.height,
 	             present_mode_name(sc->present_mode), sc->image_count);
+	/* One line per swapchain saying which present mode it got and why. */
+	LOWLAT_INFO("swapchain %ux%u: present mode %s (%s)", sc->extent.width, sc->extent.height,
+	            present_mode_name(sc->present_mode), modes.why);
 	/* The one line per swapchain saying which pacing level it is on, and why not the better one. */
 	if (sc->timing.active)
 		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
@@ -356,6 +392,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 {
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain_timing *tm;
 		struct lowlat_log_record rec;
 
 		if (!sc)
@@ -364,6 +401,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 		 * its frame started when the sleep released the app. */
 		int64_t sleep_begin, sleep_end, sleep_target;
 		bool slept = lowlat_latency_take_wait(dev, sc, &sleep_begin, &sleep_end, &sleep_target);
+		tm = &sc->timing;
 		if (sc->log) {
 			lowlat_log_record_init(&rec);
 			rec.frame_start_ns = sc->frame_start_ns;
@@ -397,14 +435,22 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			if (sc->release_queued)
 				lowlat_pw_set_log_frame(sc, frame);
 			lowlat_pw_log(sc);
-			/* Its display feedback, when it comes, goes into this row. */
-			if (sc->timing.pushed)
-				sc->timing
-				        .pending[(sc->timing.pending_first + sc->timing.pending_count - 1) %
-				                 LOWLAT_TIMING_QUEUE_SIZE]
+			/* Its display feedback goes into this row: now if it came inside this call, else
+			 * when it comes. */
+			for (uint32_t s = 0; s < tm->early_count; s++)
+				lowlat_log_display_frame(sc->log, frame,
+				                         (enum lowlat_log_stage)tm->early[s].stage,
+				                         tm->early[s].time_ns);
+			if (tm->pushed && !tm->current_taken)
+				tm->pending[(tm->pending_first + tm->pending_count - 1) %
+				            LOWLAT_TIMING_QUEUE_SIZE]
 				        .log_frame = frame;
 		}
-		sc->timing.pushed = false;
+		if (tm->pushed && !tm->current_taken)
+			tm->pending[(tm->pending_first + tm->pending_count - 1) % LOWLAT_TIMING_QUEUE_SIZE]
+			        .current = false;
+		tm->pushed = tm->current_taken = false;
+		tm->early_count = 0;
 		sc->release_queued = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
@@ -450,14 +496,6 @@ static bool display_paced(const struct lowlat_swapchain *sc)
 }
 
 #ifdef VK_EXT_present_timing
-static const void *chain_find(const void *chain, VkStructureType type)
-{
-	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
-		if (p->sType == type)
-			return p;
-	return NULL;
-}
-
 /* A copy of the app's present info with our VkPresentTimingsInfoEXT in front of its chain. */
 struct timed_present {
 	VkPresentInfoKHR info;
@@ -471,10 +509,8 @@ struct timed_present {
 static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *info, int64_t now_ns,
                            struct timed_present *tp)
 {
-	const VkSwapchainPresentModeInfoEXT *modes =
-	        chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT);
 	bool timed = info->swapchainCount <= TIMED_SWAPCHAINS_MAX &&
-	             !chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+	             !lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
 
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
@@ -484,9 +520,6 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			timed = false;
 			continue;
 		}
-		swapchain_refresh(sc);
-		if (modes && i < modes->swapchainCount)
-			sc->current_mode = modes->pPresentModes[i];
 		sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->timing.pushed = false;
 		lowlat_timing_update(sc);
@@ -581,6 +614,7 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 			        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
 			        .target_ns = sc->display_target_ns,
 			        .seq = ++t->pushed_seq,
+			        .current = true,
 			};
 			t->pending_count++;
 			t->pushed = true;
@@ -664,7 +698,7 @@ static bool app_sets_targets(const VkPresentInfoKHR *info)
 {
 #ifdef VK_EXT_present_timing
 	const VkPresentTimingsInfoEXT *timings =
-	        chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+	        lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
 	for (uint32_t i = 0; timings && timings->pTimingInfos && i < timings->swapchainCount; i++)
 		if (timings->pTimingInfos[i].targetTime)
 			return true;
@@ -674,16 +708,87 @@ static bool app_sets_targets(const VkPresentInfoKHR *info)
 	return false;
 }
 
+/* How long the latency-frames cap waits for the display to report a frame shown, in refreshes
+ * after its target (or after now, when later): a frame on time is reported within one; four let a
+ * frame that missed its refresh be shown up to three later before lowlat stops waiting (the display
+ * or driver is then stalled, and the app must not be). */
+#define LATENCY_TIMEOUT_REFRESHES 4
+
+/* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
+ * reports nothing any more would otherwise cost every frame the whole timeout. */
+#define LATENCY_TIMEOUTS_MAX 8
+
+/* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present
+ * timing), at the late pacing point: before the app may start frame N+1, frame N+1-k must have
+ * been reported shown; with k = 1, the frame just presented. Its display feedback is polled inside
+ * this present call (the swapchain is externally synchronised here), never longer than the
+ * timeout, so a display that stops reporting cannot hang the game. */
+static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
+{
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain_timing *t;
+		uint32_t k;
+		int64_t now_ns, base_ns, deadline_ns;
+
+		if (!sc || present_failed(info->pResults ? info->pResults[i] : result))
+			continue;
+		t = &sc->timing;
+		k = sc->config.max_latency_frames;
+		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
+		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
+			continue;
+		/* Usually the pacing wait already outlasted the frame's way to the screen. */
+		lowlat_timing_update(sc);
+		if (t->pending_count <= k - 1)
+			continue;
+		now_ns = lowlat_now_ns();
+		base_ns = sc->display_target_ns != LOWLAT_LOG_UNKNOWN && sc->display_target_ns > now_ns
+		                  ? sc->display_target_ns
+		                  : now_ns;
+		deadline_ns = base_ns + LATENCY_TIMEOUT_REFRESHES * t->refresh_ns;
+		if (deadline_ns > now_ns + LOWLAT_MAX_WAIT_NS)
+			deadline_ns = now_ns + LOWLAT_MAX_WAIT_NS;
+		if (lowlat_timing_wait_shown(sc, k - 1, deadline_ns)) {
+			sc->latency_waits++;
+			sc->latency_timeouts_in_row = 0;
+			continue;
+		}
+		sc->latency_timeouts++;
+		if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
+			sc->latency_off = true;
+			lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame "
+			           "shown timed "
+			           "out; max_latency_frames is off for this swapchain",
+			           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
+		}
+		LOWLAT_WARN_ONCE(
+		        "swapchain %ux%u: frame %" PRIu64 " was not reported shown within %d refreshes "
+		        "of its target; released the app anyway (max_latency_frames %u; counted in the "
+		        "swapchain's summary)",
+		        sc->extent.width, sc->extent.height, sc->presents, LATENCY_TIMEOUT_REFRESHES, k);
+	}
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
 {
 	LOWLAT_HOOK_DEVICE(dev, queue, QueuePresentKHR, VK_ERROR_DEVICE_LOST)
 	struct lowlat_swapchain *first = NULL;
 	struct present_wait wait = {0};
 	struct present_times t = {.entry_ns = lowlat_now_ns()};
+	struct lowlat_mode_present mp;
 	bool timed = false;
 	VkResult result;
 
 	lowlat_config_global_tick(t.entry_ns);
+	/* Every swapchain's settings up to date, then its present mode for this present (a copy of the
+	 * present info when lowlat states or changes modes; present_mode.h). */
+	for (uint32_t i = 0; i < info->swapchainCount; i++) {
+		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		if (sc)
+			swapchain_refresh(sc);
+	}
+	info = lowlat_mode_present(dev, info, &mp);
 	/* The call's method is its first tracked swapchain's. Every swapchain follows the one process
 	 * config, so they differ only for the one present at which a change reaches them. */
 	for (uint32_t i = 0; i < info->swapchainCount && !first; i++)
@@ -752,6 +857,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				wait_consider(&wait, sc, release);
 		}
 		wait_do(&wait);
+		latency_cap(dev, info, result);
 		t.wait_end_ns = t.return_ns = lowlat_now_ns();
 		count_presents(dev, info, result, t.wait_end_ns);
 	}

@@ -16,72 +16,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "message.h"
-
-static bool has_name(uint32_t count, const char *const *names, const char *name)
-{
-	for (uint32_t i = 0; i < count; i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
-}
-
-/* A copy of names with up to 3 more; NULL when out of memory. */
-static const char **names_copy(uint32_t count, const char *const *names)
-{
-	const char **copy = calloc(count + 3, sizeof(*copy));
-
-	if (copy && count)
-		memcpy(copy, names, count * sizeof(*copy));
-	return copy;
-}
-
-bool lowlat_timing_instance_setup(const VkInstanceCreateInfo *app, struct lowlat_instance_setup *s)
-{
-	uint32_t count = app->enabledExtensionCount;
-	uint32_t api = app->pApplicationInfo ? app->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
-	bool surface = has_name(count, app->ppEnabledExtensionNames, VK_KHR_SURFACE_EXTENSION_NAME);
-	bool add_caps2, add_props2;
-
-	*s = (struct lowlat_instance_setup){.info = *app};
-	s->surface_caps2 = has_name(count, app->ppEnabledExtensionNames,
-	                            VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME);
-	s->properties2 = VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1 ||
-	                 has_name(count, app->ppEnabledExtensionNames,
-	                          VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
-	/* An app that presents nothing (no VK_KHR_surface) gets nothing added. */
-	add_caps2 = surface && !s->surface_caps2;
-	add_props2 = surface && !s->properties2;
-	if (!add_caps2 && !add_props2)
-		return false;
-	if (!(s->names = names_copy(count, app->ppEnabledExtensionNames)))
-		return false;
-	if (add_caps2)
-		s->names[count++] = VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME;
-	if (add_props2)
-		s->names[count++] = VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME;
-	s->info.enabledExtensionCount = count;
-	s->info.ppEnabledExtensionNames = s->names;
-	s->surface_caps2 = s->surface_caps2 || add_caps2;
-	s->properties2 = s->properties2 || add_props2;
-	return true;
-}
-
-void lowlat_timing_instance_setup_fini(struct lowlat_instance_setup *s)
-{
-	free(s->names);
-	s->names = NULL;
-}
-
-static bool chain_has(const void *chain, VkStructureType type)
-{
-	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
-		if (p->sType == type)
-			return true;
-	return false;
-}
 
 /* Which of the extensions present timing needs the device offers. */
 static const char *device_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
@@ -96,43 +34,29 @@ static const char *device_support(struct lowlat_instance *inst, VkPhysicalDevice
 	        "the device lacks VK_KHR_present_id2",
 	        "the device lacks VK_KHR_calibrated_timestamps",
 	};
-	VkExtensionProperties *props;
-	uint32_t count = 0;
+	uint32_t count;
+	VkExtensionProperties *props = lowlat_device_extensions(inst, physical, &count);
 	const char *reason = NULL;
 
-	if (!inst->vk.EnumerateDeviceExtensionProperties ||
-	    inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS)
+	if (!props)
 		return "the device's extensions could not be listed";
-	if (!(props = calloc(count ? count : 1, sizeof(*props))))
-		return "out of memory";
-	if (inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, &count, props) < 0) {
-		free(props);
-		return "the device's extensions could not be listed";
-	}
-	for (uint32_t n = 0; n < sizeof(needed) / sizeof(needed[0]) && !reason; n++) {
-		bool found = false;
-		for (uint32_t i = 0; i < count && !found; i++)
-			found = !strcmp(props[i].extensionName, needed[n]);
-		if (!found)
+	for (uint32_t n = 0; n < sizeof(needed) / sizeof(needed[0]) && !reason; n++)
+		if (!lowlat_extensions_have(props, count, needed[n]))
 			reason = missing[n];
-	}
 	free(props);
 	return reason;
 }
 
 void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
-                                const VkDeviceCreateInfo *app, struct lowlat_device_setup *s)
+                                struct lowlat_device_info *d, struct lowlat_device_setup *s)
 {
-	uint32_t count = app->enabledExtensionCount;
-	const char *const *names = app->ppEnabledExtensionNames;
-
-	*s = (struct lowlat_device_setup){.info = *app};
-	if (has_name(count, names, VK_EXT_PRESENT_TIMING_EXTENSION_NAME)) {
+	*s = (struct lowlat_device_setup){0};
+	if (lowlat_device_info_has(d, VK_EXT_PRESENT_TIMING_EXTENSION_NAME)) {
 		s->app_timing = true;
 		s->reason = "the app drives VK_EXT_present_timing itself";
 		return;
 	}
-	if (!has_name(count, names, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
+	if (!lowlat_device_info_has(d, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
 		s->reason = "no VK_KHR_swapchain";
 		return;
 	}
@@ -143,12 +67,6 @@ void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice p
 	}
 	if ((s->reason = device_support(inst, physical)))
 		return;
-	/* A feature struct of ours when the app chains none of that type (it cannot validly chain one
-	 * without enabling the extension, which it did not). */
-	if (chain_has(app->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT)) {
-		s->reason = "the app chains present-timing features without enabling the extension";
-		return;
-	}
 	VkPhysicalDevicePresentTimingFeaturesEXT supported = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT};
 	VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -158,32 +76,21 @@ void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice p
 		s->reason = "the device does not support present timing with absolute target times";
 		return;
 	}
-	if (!(s->names = names_copy(count, names))) {
-		s->reason = "out of memory";
-		return;
-	}
-	s->names[count++] = VK_EXT_PRESENT_TIMING_EXTENSION_NAME;
-	if (!has_name(app->enabledExtensionCount, names, VK_KHR_PRESENT_ID_2_EXTENSION_NAME))
-		s->names[count++] = VK_KHR_PRESENT_ID_2_EXTENSION_NAME;
-	if (!has_name(app->enabledExtensionCount, names, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
-		s->names[count++] = VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
-	s->features = (VkPhysicalDevicePresentTimingFeaturesEXT){
+	/* Into our own struct, or ORed into a copy of one the app chains (create_info.h). */
+	const VkPhysicalDevicePresentTimingFeaturesEXT features = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
-	        /* Declared non-const in the header; the chain behind it is only read. */
-	        .pNext = (void *)app->pNext,
 	        .presentTiming = VK_TRUE,
 	        .presentAtAbsoluteTime = VK_TRUE,
 	};
-	s->info.pNext = &s->features;
-	s->info.enabledExtensionCount = count;
-	s->info.ppEnabledExtensionNames = s->names;
+	if ((s->reason = lowlat_device_info_enable(d, &features, sizeof(features))))
+		return;
+	if (!lowlat_device_info_add(d, VK_EXT_PRESENT_TIMING_EXTENSION_NAME) ||
+	    !lowlat_device_info_add(d, VK_KHR_PRESENT_ID_2_EXTENSION_NAME) ||
+	    !lowlat_device_info_add(d, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)) {
+		s->reason = "out of memory";
+		return;
+	}
 	s->enable = true;
-}
-
-void lowlat_timing_device_setup_fini(struct lowlat_device_setup *s)
-{
-	free(s->names);
-	s->names = NULL;
 }
 
 /* The stages lowlat asks for: when the GPU work was done (the ready time it predicts) and when the
@@ -359,8 +266,14 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 			break;
 		default: continue;
 		}
-		lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
+		if (p->current && t->early_count < sizeof(t->early) / sizeof(t->early[0])) {
+			t->early[t->early_count].stage = stage;
+			t->early[t->early_count++].time_ns = time_ns;
+		} else {
+			lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
+		}
 	}
+	t->current_taken = t->current_taken || p->current;
 	/* The sample: from the frame's start (the app released) to its GPU work done, less the time
 	 * the app waited for the display to hand it an image. That wait is what a release too early
 	 * costs (frames queued ahead hold the images), not work; counting it would make the next
@@ -441,6 +354,37 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 			read_properties(sc);
 		if (r == VK_SUCCESS)
 			return;
+	}
+}
+
+/* How often the latency-frames cap looks for the display's report: a 32nd of a refresh (0.26 ms
+ * at 120 Hz, 58 us at 540 Hz), so the release comes at most that late after the first pixel, and
+ * the waiting thread wakes at most 32 times a refresh. Never below 50 us: the sleep's own wake-up
+ * error (~100 us at p50 here, FACTS.md) makes a shorter poll only burn CPU. */
+#define SHOWN_POLL_FRACTION 32
+#define SHOWN_POLL_MIN_NS   50000ll /* 50 us */
+
+bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	int64_t poll_ns;
+
+	if (!t->active || !t->refresh_known)
+		return false;
+	poll_ns = t->refresh_ns / SHOWN_POLL_FRACTION;
+	if (poll_ns < SHOWN_POLL_MIN_NS)
+		poll_ns = SHOWN_POLL_MIN_NS;
+	for (;;) {
+		int64_t now_ns;
+		lowlat_timing_update(sc);
+		if (t->pending_count <= unshown)
+			return true;
+		now_ns = lowlat_now_ns();
+		if (now_ns >= deadline_ns)
+			return false;
+		struct timespec ts = {
+		        .tv_nsec = (long)(deadline_ns - now_ns < poll_ns ? deadline_ns - now_ns : poll_ns)};
+		nanosleep(&ts, NULL);
 	}
 }
 

@@ -11,28 +11,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "create_info.h"
 #include "objects.h"
 
-/* A copy of the app's VkInstanceCreateInfo with the instance extensions present timing needs
- * added: VK_KHR_get_surface_capabilities2 (when the app enabled VK_KHR_surface, which it depends
- * on) and, for an instance below Vulkan 1.1, VK_KHR_get_physical_device_properties2. */
-struct lowlat_instance_setup {
-	VkInstanceCreateInfo info;
-	const char **names; /* the copy's extension list, allocated; NULL when nothing was added */
-	bool surface_caps2, properties2;
-};
-
-/* Device creation: a copy of the app's VkDeviceCreateInfo with VK_EXT_present_timing, its
- * dependencies and its feature struct added, when the device offers them and the app does not use
- * present timing itself. enable says whether to use the copy; reason says why not otherwise. */
+/* Device creation: VK_EXT_present_timing, its dependencies and its feature struct added to the
+ * copy of the app's VkDeviceCreateInfo (create_info.h), when the device offers them and the app
+ * does not use present timing itself. enable says whether they were added; reason says why not. */
 struct lowlat_device_setup {
-	VkDeviceCreateInfo info;
-	const char **names;
 	bool enable, app_timing;
 	const char *reason;
-#ifdef VK_EXT_present_timing
-	VkPhysicalDevicePresentTimingFeaturesEXT features;
-#endif
 };
 
 /* Swapchain creation: a copy of the app's create info with the present-timing flag, when the
@@ -46,12 +33,8 @@ struct lowlat_swapchain_setup {
 
 #ifdef VK_EXT_present_timing
 
-bool lowlat_timing_instance_setup(const VkInstanceCreateInfo *app, struct lowlat_instance_setup *s);
-void lowlat_timing_instance_setup_fini(struct lowlat_instance_setup *s);
-
 void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
-                                const VkDeviceCreateInfo *app, struct lowlat_device_setup *s);
-void lowlat_timing_device_setup_fini(struct lowlat_device_setup *s);
+                                struct lowlat_device_info *d, struct lowlat_device_setup *s);
 
 void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainCreateInfoKHR *app,
                                    struct lowlat_swapchain_setup *s);
@@ -66,29 +49,21 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
  * ready-time prediction, the grid's phase and the log. */
 void lowlat_timing_update(struct lowlat_swapchain *sc);
 
+/* The latency-frames cap, inside the app's present call: polls the display's results (as
+ * lowlat_timing_update) until at most `unshown` of the swapchain's presents with stage queries are
+ * still to be reported (each report comes once its first pixel is out, or it was dropped), or
+ * until deadline_ns. Returns whether it got there; false also when nothing can be waited for. */
+bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns);
+
 #else
 
-static inline bool lowlat_timing_instance_setup(const VkInstanceCreateInfo *app,
-                                                struct lowlat_instance_setup *s)
-{
-	*s = (struct lowlat_instance_setup){.info = *app};
-	return false;
-}
-static inline void lowlat_timing_instance_setup_fini(struct lowlat_instance_setup *s)
-{
-	(void)s;
-}
 static inline void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
-                                              const VkDeviceCreateInfo *app, struct lowlat_device_setup *s)
+                                              struct lowlat_device_info *d, struct lowlat_device_setup *s)
 {
 	(void)inst;
 	(void)physical;
-	(void)app;
+	(void)d;
 	*s = (struct lowlat_device_setup){.reason = "lowlat was built without VK_EXT_present_timing headers"};
-}
-static inline void lowlat_timing_device_setup_fini(struct lowlat_device_setup *s)
-{
-	(void)s;
 }
 static inline void lowlat_timing_swapchain_setup(struct lowlat_device *dev,
                                                  const VkSwapchainCreateInfoKHR *app,
@@ -105,6 +80,14 @@ static inline const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *
 static inline void lowlat_timing_update(struct lowlat_swapchain *sc)
 {
 	(void)sc;
+}
+static inline bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown,
+                                            int64_t deadline_ns)
+{
+	(void)sc;
+	(void)unshown;
+	(void)deadline_ns;
+	return false;
 }
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "chain.h"
 #include "clock.h"
 #include "latency_sleep.h"
 #include "log.h"
@@ -22,22 +23,14 @@ void lowlat_pw_fini(struct lowlat_present_wait *pw)
 	pw->lock_ready = false;
 }
 
-static const void *chain_find(const void *chain, VkStructureType type)
-{
-	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
-		if (p->sType == type)
-			return p;
-	return NULL;
-}
-
 uint64_t lowlat_pw_present_id(const VkPresentInfoKHR *info, uint32_t i)
 {
-	const VkPresentIdKHR *ids = chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
+	const VkPresentIdKHR *ids = lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
 
 	if (ids && ids->pPresentIds && i < ids->swapchainCount)
 		return ids->pPresentIds[i];
 #ifdef VK_KHR_present_id2
-	const VkPresentId2KHR *ids2 = chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR);
+	const VkPresentId2KHR *ids2 = lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR);
 	if (ids2 && ids2->pPresentIds && i < ids2->swapchainCount)
 		return ids2->pPresentIds[i];
 #endif

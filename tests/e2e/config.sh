@@ -27,11 +27,11 @@ expect by-exe "lowlat: config: fps 0, method early, present_mode fifo, max_laten
 echo '{"fps": 75}' >"$dir/games/397540.json"
 SteamAppId=397540 LOWLAT_PRESENT_MODE=immediate run_validated steam vkcube --c 20
 expect steam "lowlat: config: game \"397540\" from SteamAppId; files: $dir/default.json (read), $dir/games/397540.json (read)"
-expect steam "lowlat: config: fps 75, method late, present_mode immediate, max_latency_frames 0, log false, log_dir default, enabled true, stack_limiters false"
+expect steam "lowlat: config: fps 75, method late, present_mode immediate, max_latency_frames 1, log false, log_dir default, enabled true, stack_limiters false"
 
 # LOWLAT_CONFIG replaces the game's file.
 echo '{"fps": 30, "log": true}' >"$e2e_tmp/mine.json"
 LOWLAT_CONFIG=$e2e_tmp/mine.json run_validated explicit vkcube --c 20
 expect explicit "lowlat: config: game \"vkcube\" from the executable's name; files: $dir/default.json (read), $e2e_tmp/mine.json (read, LOWLAT_CONFIG)"
-expect explicit "lowlat: config: fps 30, method late, present_mode fifo, max_latency_frames 0, log true, log_dir default, enabled true, stack_limiters false"
+expect explicit "lowlat: config: fps 30, method late, present_mode fifo, max_latency_frames 1, log true, log_dir default, enabled true, stack_limiters false"
 echo "config: game key, files, messages and precedence as expected in vkcube"

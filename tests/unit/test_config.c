@@ -31,7 +31,7 @@ static void test_defaults(void)
 	CHECK(c.fps == 0);
 	CHECK(c.method == LOWLAT_METHOD_LATE);
 	CHECK(c.present_mode == LOWLAT_PRESENT_MODE_AUTO);
-	CHECK(c.max_latency_frames == 0);
+	CHECK(c.max_latency_frames == 1);
 	CHECK(!c.log);
 	CHECK_STR(c.log_dir, "");
 	CHECK(c.enabled);
@@ -107,17 +107,15 @@ static void test_invalid_values(void)
 	          "\"mailbox\" or \"immediate\"; using auto");
 
 	CHECK_STR(parse_default("{\"max_latency_frames\": 2.5}", &c),
-	          "f.json: \"max_latency_frames\": 2.5 is not a whole number; using 0 (the app's own)");
-	CHECK_STR(
-	        parse_default("{\"max_latency_frames\": 17}", &c),
-	        "f.json: \"max_latency_frames\": 17 is out of range (0 = the app's own, or 1 to 16); using 0 "
-	        "(the app's own)");
-	CHECK_STR(
-	        parse_default("{\"max_latency_frames\": -1}", &c),
-	        "f.json: \"max_latency_frames\": -1 is out of range (0 = the app's own, or 1 to 16); using 0 "
-	        "(the app's own)");
+	          "f.json: \"max_latency_frames\": 2.5 is not a whole number; using 1");
+	CHECK_STR(parse_default("{\"max_latency_frames\": 17}", &c),
+	          "f.json: \"max_latency_frames\": 17 is out of range (0 = the app's own, or 1 to 16); using "
+	          "1");
+	CHECK_STR(parse_default("{\"max_latency_frames\": -1}", &c),
+	          "f.json: \"max_latency_frames\": -1 is out of range (0 = the app's own, or 1 to 16); using "
+	          "1");
 	CHECK_STR(parse_default("{\"max_latency_frames\": \"2\"}", &c),
-	          "f.json: \"max_latency_frames\": \"2\" is not a number; using 0 (the app's own)");
+	          "f.json: \"max_latency_frames\": \"2\" is not a number; using 1");
 
 	CHECK_STR(parse_default("{\"log\": 1}", &c), "f.json: \"log\": 1 is not true or false; using false");
 	CHECK_STR(parse_default("{\"enabled\": \"no\"}", &c),
@@ -252,11 +250,10 @@ static void test_env(void)
 	                     "LOWLAT_ENABLED",
 	                     "nan",
 	                     NULL};
-	CHECK_STR(apply_env(bad, &c),
-	          "LOWLAT_FPS=60fps is not a number; using 90\n"
-	          "LOWLAT_MAX_LATENCY_FRAMES=1.5 is not a whole number; using 0 (the app's own)\n"
-	          "LOWLAT_LOG=maybe is not true or false; using false\n"
-	          "LOWLAT_ENABLED=nan is not true or false; using true");
+	CHECK_STR(apply_env(bad, &c), "LOWLAT_FPS=60fps is not a number; using 90\n"
+	                              "LOWLAT_MAX_LATENCY_FRAMES=1.5 is not a whole number; using 1\n"
+	                              "LOWLAT_LOG=maybe is not true or false; using false\n"
+	                              "LOWLAT_ENABLED=nan is not true or false; using true");
 	CHECK(c.fps == 90 && c.method == LOWLAT_METHOD_LATE);
 	const char *inf[] = {"LOWLAT_FPS", "inf", "LOWLAT_PRESENT_MODE", "FIFO", NULL};
 	CHECK_STR(apply_env(inf, &c),
@@ -279,7 +276,7 @@ static void test_precedence(void)
 	CHECK(c.method == LOWLAT_METHOD_EARLY);
 	CHECK(c.present_mode == LOWLAT_PRESENT_MODE_MAILBOX);
 	CHECK(c.log);
-	CHECK(c.max_latency_frames == 0 && c.enabled);
+	CHECK(c.max_latency_frames == 1 && c.enabled);
 
 	/* A bad value higher up keeps the value from below, and says which. */
 	CHECK_STR(parse("{\"fps\": -3}", &c),

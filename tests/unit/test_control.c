@@ -41,7 +41,7 @@ static void test_commands(void)
 {
 	CHECK_STR(control("status"),
 	          "ok game \"Game.exe\"; fps 60, method late, present_mode auto, "
-	          "max_latency_frames 0, log false, log_dir default, enabled true, stack_limiters false");
+	          "max_latency_frames 1, log false, log_dir default, enabled true, stack_limiters false");
 	CHECK(!changed);
 	CHECK_STR(control("fps 30\n"), "ok fps 30");
 	CHECK(changed && st.config.fps == 30);
@@ -61,7 +61,7 @@ static void test_commands(void)
 	                             "false, stack_limiters false");
 	/* reset: back to the files and the environment. */
 	CHECK_STR(control("reset"),
-	          "ok fps 60, method late, present_mode auto, max_latency_frames 0, log false, "
+	          "ok fps 60, method late, present_mode auto, max_latency_frames 1, log false, "
 	          "log_dir default, enabled true, stack_limiters false");
 	CHECK(changed && st.config.fps == 60 && st.control_set == 0);
 }
@@ -110,7 +110,7 @@ static void test_survives_reload(void)
 	CHECK(st.config.fps == 45 && st.config.method == LOWLAT_METHOD_EARLY);
 	CHECK(st.base.fps == 90);
 	CHECK_STR(control("reset"),
-	          "ok fps 90, method early, present_mode auto, max_latency_frames 0, log false, "
+	          "ok fps 90, method early, present_mode auto, max_latency_frames 1, log false, "
 	          "log_dir default, enabled true, stack_limiters false");
 	unlink(path);
 }

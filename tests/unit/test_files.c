@@ -77,7 +77,7 @@ static void test_load(void)
 	snprintf(
 	        want, sizeof(want),
 	        "config: game \"Game.exe\" from the .exe in the command line; files: %s (not found), %s (not "
-	        "found)\nconfig: fps 0, method late, present_mode auto, max_latency_frames 0, log false, "
+	        "found)\nconfig: fps 0, method late, present_mode auto, max_latency_frames 1, log false, "
 	        "log_dir "
 	        "default, enabled true, stack_limiters false",
 	        default_path, game_path);
@@ -88,7 +88,7 @@ static void test_load(void)
 	load(&st, NULL, 0);
 	snprintf(want, sizeof(want),
 	         "config: game \"Game.exe\" from the .exe in the command line; files: %s (read), %s (read)\n"
-	         "config: fps 141, method early, present_mode mailbox, max_latency_frames 0, log true, "
+	         "config: fps 141, method early, present_mode mailbox, max_latency_frames 1, log true, "
 	         "log_dir "
 	         "default, enabled true, stack_limiters false",
 	         default_path, game_path);
@@ -111,7 +111,7 @@ static void test_lowlat_config_env(void)
 	load(&st, NULL, 0);
 	snprintf(want, sizeof(want),
 	         "config: game \"Game.exe\" from the .exe in the command line; files: %s (read), %s (read, "
-	         "LOWLAT_CONFIG)\nconfig: fps 30, method early, present_mode auto, max_latency_frames 0, log "
+	         "LOWLAT_CONFIG)\nconfig: fps 30, method early, present_mode auto, max_latency_frames 1, log "
 	         "true, log_dir default, enabled true, stack_limiters false",
 	         default_path, explicit_path);
 	CHECK_STR(out.text, want);
@@ -194,7 +194,7 @@ static void test_reload(void)
 	 * reported again). */
 	CHECK(reload(&st, 6 * SECOND_NS));
 	snprintf(want, sizeof(want),
-	         "config: reloaded %s; fps 100, method late, present_mode auto, max_latency_frames 0, log "
+	         "config: reloaded %s; fps 100, method late, present_mode auto, max_latency_frames 1, log "
 	         "false, "
 	         "log_dir default, enabled true, stack_limiters false",
 	         game_path);
@@ -210,7 +210,7 @@ static void test_reload(void)
 	CHECK(reload(&st, 8 * SECOND_NS));
 	snprintf(want, sizeof(want),
 	         "%s: \"fps\": -1 is out of range (0 = off, or 1 to 10000); using 60\n"
-	         "config: reloaded %s; fps 60, method early, present_mode auto, max_latency_frames 0, log "
+	         "config: reloaded %s; fps 60, method early, present_mode auto, max_latency_frames 1, log "
 	         "false, "
 	         "log_dir default, enabled true, stack_limiters false",
 	         game_path, game_path);
@@ -263,7 +263,7 @@ static void test_no_dir(void)
 	load(&st, NULL, 0);
 	CHECK_STR(out.text, "config: game \"Game.exe\" from the .exe in the command line; files: no config "
 	                    "directory (neither XDG_CONFIG_HOME nor HOME is set)\n"
-	                    "config: fps 0, method late, present_mode auto, max_latency_frames 0, log false, "
+	                    "config: fps 0, method late, present_mode auto, max_latency_frames 1, log false, "
 	                    "log_dir default, enabled true, stack_limiters false");
 	CHECK(!reload(&st, 10 * SECOND_NS));
 

@@ -158,7 +158,7 @@ static void test_bad(void)
 	          "\"mailbox\" or \"immediate\"; using auto\n"
 	          "VK_EXT_layer_settings: \"max_latency_frames\": 40 is out of range (0 = the app's own, or "
 	          "1 to 16); "
-	          "using 0 (the app's own)\n"
+	          "using 1\n"
 	          "VK_EXT_layer_settings: \"log_dir\": \"logs\" is not an absolute path; using the default\n"
 	          "VK_EXT_layer_settings: \"enabled\": \"soon\" is not true or false; using true\n"
 	          "VK_EXT_layer_settings: unknown setting \"frames\"; ignored\n"

@@ -68,7 +68,7 @@ static void test_commands(void)
 	CHECK(current_fps() == 50);
 	CHECK_STR(command("status\nmethod early\n"),
 	          "ok game \"test_socket\"; fps 50, method late, "
-	          "present_mode auto, max_latency_frames 0, log false, "
+	          "present_mode auto, max_latency_frames 1, log false, "
 	          "log_dir default, enabled true, stack_limiters false\nok method early\n");
 	CHECK_STR(command("fps sixty\n"), "error: fps sixty is not a number; using 50\n");
 	CHECK_STR(command("bogus 1\n"),
@@ -85,7 +85,7 @@ static void test_commands(void)
 	/* Still serving, nothing changed by any of that. */
 	CHECK(current_fps() == 50);
 	CHECK_STR(command("reset\n"),
-	          "ok fps 60, method late, present_mode auto, max_latency_frames 0, log false, "
+	          "ok fps 60, method late, present_mode auto, max_latency_frames 1, log false, "
 	          "log_dir default, enabled true, stack_limiters false\n");
 }
 

@@ -7,7 +7,10 @@
 Asserts, from the display's truth log and lowlat's own output:
 - the chain is vdisplay < validation < lowlat, and validation stayed silent (it checks what lowlat
   sends down: the extensions and features it added, the swapchain flag, every target);
-- lowlat says once that the swapchain is on pacing level "timing";
+- lowlat says once that the swapchain is on pacing level "timing", and once that its present mode
+  (present_mode auto) is FIFO_LATEST_READY while capping; every paced present is FIFO_LATEST_READY
+  in the truth log and in lowlat's present log; FIFO_LATEST_READY drops nothing after the first
+  target (before it, the slow first frame may be dropped for the next one, as the mode says);
 - every present after the first target carries one, and successive targets are exactly n =
   hz/fps refreshes apart (lowlat's grid; a frame the app presents after its target restarts it);
 - at least 99.5% of the frames are shown for exactly n refreshes;
@@ -42,15 +45,12 @@ class Fail(Exception):
     pass
 
 
-def run_once(args, attempt):
-    tmp = tempfile.mkdtemp(prefix="lowlat-vd-")
-    print("logs in", tmp)
-    truth = os.path.join(tmp, "truth.csv")
-    vlog = os.path.join(tmp, "validation.txt")
-    logdir = os.path.join(tmp, "log")
+def lowlat_env(args, tmp, fps, extra=None):
+    """The environment of a vkcube run through lowlat > validation > the display, its logs in tmp.
+    fps None leaves LOWLAT_FPS unset (the config files decide)."""
     env = dict(os.environ)
     for k in ("VK_LOADER_LAYERS_ENABLE", "VK_LOADER_LAYERS_DISABLE", "DISABLE_LOWLAT_LAYER", "LOWLAT_CONFIG",
-              "LOWLAT_METHOD"):
+              "LOWLAT_METHOD", "LOWLAT_FPS", "LOWLAT_PRESENT_MODE", "LOWLAT_MAX_LATENCY_FRAMES"):
         env.pop(k, None)
     env.update({
         "VK_ADD_LAYER_PATH": args.manifest_dir,
@@ -58,22 +58,31 @@ def run_once(args, attempt):
         "ENABLE_LOWLAT_LAYER": "1",
         "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
         "LOWLAT_VERBOSE": "1",
-        "LOWLAT_FPS": args.fps,
         "LOWLAT_LOG": "1",
-        "LOWLAT_LOG_DIR": logdir,
+        "LOWLAT_LOG_DIR": os.path.join(tmp, "log"),
         # Validation between lowlat and the display: it checks what lowlat sends down.
         "VK_INSTANCE_LAYERS": "VK_LAYER_KHRONOS_validation:VK_LAYER_LOWLAT_vdisplay",
         "VK_KHRONOS_VALIDATION_REPORT_FLAGS": "error,warn",
         "VK_KHRONOS_VALIDATION_DEBUG_ACTION": "VK_DBG_LAYER_ACTION_LOG_MSG",
-        "VK_KHRONOS_VALIDATION_LOG_FILENAME": vlog,
+        "VK_KHRONOS_VALIDATION_LOG_FILENAME": os.path.join(tmp, "validation.txt"),
         "VK_LOADER_DEBUG": "layer",
-        "LOWLAT_VDISPLAY_LOG": truth,
+        "LOWLAT_VDISPLAY_LOG": os.path.join(tmp, "truth.csv"),
         "LOWLAT_VDISPLAY_HZ": args.hz,
     })
-    cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames)]
-    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz")
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    out = p.stdout
+    if fps is not None:
+        env["LOWLAT_FPS"] = str(fps)
+    env.update(extra or {})
+    return env
+
+
+class Skip(Exception):
+    pass
+
+
+def check_run(out, returncode, tmp):
+    """What every run must show: the chain vdisplay < validation < lowlat, a clean exit, and a
+    silent validation layer. Returns lowlat's output lines without the loader's. Raises Fail, or
+    Skip when the validation layer is not installed."""
     lines = [ln for ln in out.splitlines() if not ln.startswith("[Vulkan Loader]")]
     print("\n".join(lines[-12:]))
     if "Insert instance layer" not in out:
@@ -82,16 +91,44 @@ def run_once(args, attempt):
     want = ["VK_LAYER_LOWLAT_vdisplay", "VK_LAYER_KHRONOS_validation", "VK_LAYER_LOWLAT_limiter"]
     if [x for x in order if x in want][:3] != want:
         if "VK_LAYER_KHRONOS_validation" not in order:
-            return SKIP, "the validation layer is not installed", tmp
+            raise Skip("the validation layer is not installed")
         raise Fail(f"chain (driver upwards) {order}, expected {want}")
-    if p.returncode != 0:
-        raise Fail(f"vkcube exited with {p.returncode}")
+    if returncode != 0:
+        raise Fail(f"vkcube exited with {returncode}")
+    vlog = os.path.join(tmp, "validation.txt")
     text = open(vlog).read() if os.path.exists(vlog) else None
     if text is None:
         raise Fail("the validation layer wrote no log")
     if text.strip():
         raise Fail("validation messages:\n" + text[:3000])
     print("validation: clean")
+    return lines
+
+
+def mode_lines(lines):
+    """lowlat's one line per swapchain about its present mode."""
+    return [ln for ln in lines if re.match(r"lowlat: swapchain \d+x\d+: present mode ", ln)]
+
+
+def run_once(args, attempt):
+    tmp = tempfile.mkdtemp(prefix="lowlat-vd-")
+    print("logs in", tmp)
+    truth = os.path.join(tmp, "truth.csv")
+    logdir = os.path.join(tmp, "log")
+    env = lowlat_env(args, tmp, args.fps)
+    cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames)]
+    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz")
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    try:
+        lines = check_run(p.stdout, p.returncode, tmp)
+    except Skip as e:
+        return SKIP, str(e), tmp
+
+    # present_mode auto while capping: the FIFO swapchain presents in FIFO_LATEST_READY (switched per
+    # present through swapchain_maintenance1, which the display offers).
+    modes = mode_lines(lines)
+    if len(modes) != 1 or "FIFO_LATEST_READY while lowlat caps" not in modes[0]:
+        raise Fail(f"expected one present-mode line saying FIFO_LATEST_READY while capping, got {modes}")
 
     levels = [ln for ln in lines if "pacing level" in ln]
     if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
@@ -104,12 +141,17 @@ def run_once(args, attempt):
     if errors:
         raise Fail("truth log invariants: " + "; ".join(errors[:5]))
     shown = [r for r in rows if r["event"] == "shown"]
-    dropped = [r for r in rows if r["event"] in ("replaced", "skipped")]
+    # FIFO_LATEST_READY drops a frame that is ready at the same refresh as the next one: at the
+    # start, before lowlat has the display's phase and attaches targets (the first frame renders
+    # slowly there), or when a stalled frame misses its target's refresh until the next frame's
+    # (checked below: it must not have been ready by its own).
+    dropped = [r for r in rows if r["event"] in ("replaced", "skipped") and r["target_ns"]]
+    startup = [r for r in rows if r["event"] in ("replaced", "skipped") and not r["target_ns"]]
     unshown = [r for r in rows if r["event"] == "unshown"]
     # The last frames, targeted a refresh or two ahead, may still be queued when vkcube exits.
-    if dropped or len(shown) + len(unshown) != args.frames or len(unshown) > 3:
-        raise Fail(f"{len(shown)} frames shown, {len(unshown)} still queued at exit, {len(dropped)} dropped, "
-                   f"of {args.frames} presented")
+    if len(startup) > 3 or len(shown) + len(unshown) + len(startup) != args.frames or len(unshown) > 3:
+        raise Fail(f"{len(shown)} frames shown, {len(unshown)} still queued at exit, {len(dropped)} dropped "
+                   f"with a target, {len(startup)} without, of {args.frames} presented")
     first = next((i for i, r in enumerate(shown) if r["target_ns"]), None)
     if first is None or first > 10:
         raise Fail(f"no target in the first 10 presents (first at {first})")
@@ -117,6 +159,9 @@ def run_once(args, attempt):
     untargeted = [r["seq"] for r in paced if not r["target_ns"]]
     if untargeted:
         raise Fail(f"presents after the first target without one: {untargeted[:10]}")
+    not_latest = [r["seq"] for r in paced if r["mode"] != "FIFO_LATEST_READY"]
+    if not_latest:
+        raise Fail(f"capped presents not in FIFO_LATEST_READY: {not_latest[:10]}")
 
     rate = paced[0]["rate_mhz"]
     period = 10**12 / rate
@@ -159,6 +204,11 @@ def run_once(args, attempt):
                 errors.append(f"request {r['seq']} was ready by its target's refresh {want} but shown on "
                               f"{r['refresh']}")
             late += 1
+    for r in dropped:
+        want = refresh_of(r["target_ns"])
+        if r["ready_ns"] <= vdlog.refresh_start_ns(rate, want):
+            errors.append(f"request {r['seq']} was ready by its target's refresh {want} but dropped")
+        late += 1
     # No standing queue behind V-Sync: a frame ready by its target's refresh yet shown later waited
     # behind earlier frames in the FIFO queue. That happens for a few frames after a start-up burst
     # or a late frame, until lowlat sees it in the display's feedback and drains the queue; a run
@@ -181,9 +231,9 @@ def run_once(args, attempt):
     exact = sum(1 for d in durations if d == n)
     off = 1 - exact / len(durations)
     print(f"target steps {dict(sorted(steps.items()))}; {exact} of {len(durations)} frames shown exactly {n} "
-          f"refreshes ({off * 100:.2f}% off); {late} frames not ready by their target refresh, {restarts} grid "
-          f"restarts after a present later than its target; {drains} queue drains, longest run of queued "
-          f"frames {longest}")
+          f"refreshes ({off * 100:.2f}% off); {late} frames not ready by their target refresh ({len(dropped)} of "
+          f"them dropped), {restarts} grid restarts after a present later than its target; {drains} queue drains, "
+          f"longest run of queued frames {longest}")
 
     logs = glob.glob(os.path.join(logdir, "*.csv"))
     if len(logs) != 1:
@@ -198,6 +248,8 @@ def run_once(args, attempt):
     # The last few presents' feedback comes after the swapchain is gone.
     if len(full) < len(timed) - 10:
         raise Fail(f"only {len(full)} of {len(timed)} 'timing' rows have target, stage times and refresh")
+    if any(r["present_mode"] != "FIFO_LATEST_READY" for r in timed):
+        raise Fail("log rows with fallback 'timing' not in FIFO_LATEST_READY")
     if any(int(r["refresh_ns"]) != round(period) for r in full):
         raise Fail("refresh_ns differs from the display's")
     print(f"log: {len(timed)} rows with fallback 'timing', {len(full)} with target, stage times and refresh")

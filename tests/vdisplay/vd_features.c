@@ -129,9 +129,9 @@ VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physic
 			break;
 		}
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR:
-			/* The display implements it, whatever the driver's WSI says. */
+			/* The display implements it, whatever the driver's WSI says (unless told not to). */
 			((VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR *)s)->swapchainMaintenance1 =
-			        VK_TRUE;
+			        !vd_no_maintenance1();
 			break;
 		default: break;
 		}

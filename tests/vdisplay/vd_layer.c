@@ -39,8 +39,19 @@ static bool in_list(const char *const *list, size_t count, const char *name)
 	return false;
 }
 
+/* LOWLAT_VDISPLAY_NO_MAINTENANCE1=1: a display without swapchain_maintenance1 (no per-present
+ * mode switching), for testing what a layer above does without it. */
+bool vd_no_maintenance1(void)
+{
+	const char *v = getenv("LOWLAT_VDISPLAY_NO_MAINTENANCE1");
+	return v && !strcmp(v, "1");
+}
+
 static bool is_hidden_extension(const char *name)
 {
+	if (vd_no_maintenance1() && (!strcmp(name, VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME) ||
+	                             !strcmp(name, VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME)))
+		return true;
 	return in_list(hidden_extensions, VD_COUNT(hidden_extensions), name);
 }
 

@@ -248,6 +248,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 extern const VkExtensionProperties vd_own_extensions[];
 extern const uint32_t vd_own_extension_count;
 bool vd_is_own_extension(const char *name);
+/* LOWLAT_VDISPLAY_NO_MAINTENANCE1=1: swapchain_maintenance1 hidden (vd_layer.c). */
+bool vd_no_maintenance1(void);
 /* Records which of ours the app enabled. */
 void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo *info);
 /* The driver's copy of the create info's pNext: without the feature structs of our extensions. */

@@ -204,6 +204,7 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	}
 	img->state = IMG_QUEUED;
 	img->submitted = false;
+	sc->last_seq = img->seq;
 	if (timing && timing->presentStageQueries)
 		vd_timing_add(&sc->timing, img->seq, req.present_id, timing->targetTime,
 		              timing->presentStageQueries);
@@ -463,16 +464,32 @@ vd_GetSwapchainTimeDomainPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain
 	return VK_SUCCESS;
 }
 
+/* LOWLAT_VDISPLAY_TIMING_STALL_AFTER=N: once request N was queued, no present-timing result is
+ * reported any more (tests a layer's timeouts). 0: never. */
+static uint64_t timing_stall_after(void)
+{
+	const char *v = getenv("LOWLAT_VDISPLAY_TIMING_STALL_AFTER");
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
                                                                const VkPastPresentationTimingInfoEXT *info,
                                                                VkPastPresentationTimingPropertiesEXT *props)
 {
 	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), info->swapchain);
+	uint64_t stall_after = timing_stall_after();
 	VkResult r;
 
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
 	pthread_mutex_lock(&sc->lock);
+	if (stall_after && sc->last_seq > stall_after) {
+		/* A display whose reports stopped: nothing is ever complete again. */
+		pthread_mutex_unlock(&sc->lock);
+		props->presentationTimingCount = 0;
+		props->timingPropertiesCounter = props->timeDomainsCounter = 1;
+		return VK_SUCCESS;
+	}
 	r = vd_timing_collect(&sc->timing, info->flags, props);
 	pthread_mutex_unlock(&sc->lock);
 	return r;

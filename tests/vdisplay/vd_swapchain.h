@@ -50,6 +50,7 @@ struct vd_swapchain {
 	struct vd_engine engine;
 	uint64_t shown_present_id;     /* the highest present id whose image reached the screen */
 	struct vd_timing_queue timing; /* VK_EXT_present_timing results */
+	uint64_t last_seq;             /* the latest request queued */
 };
 
 enum vd_mode vd_mode_of(VkPresentModeKHR mode);

@@ -1,0 +1,118 @@
+/* present_mode.h — which present mode each swapchain and each present gets (the `present_mode`
+ * setting).
+ *
+ * `auto` turns the app's FIFO into FIFO_LATEST_READY only while lowlat caps the swapchain (and so
+ * may attach target times): a frame that is late for its refresh then replaces, rather than queues
+ * behind, the one before it. When lowlat does not cap, FIFO stays FIFO, so the app keeps V-Sync
+ * back-pressure (DXVK and vkd3d-proton use present wait only in FIFO). The cap can change at run
+ * time, so where swapchain_maintenance1 is there the swapchain is created able to use both and each
+ * present says which; without it the mode is chosen once at creation. An explicit mode is forced at
+ * creation when the surface offers it.
+ *
+ * Built only against headers that define VK_KHR_swapchain_maintenance1, VK_KHR_surface_maintenance1
+ * and VK_KHR_present_mode_fifo_latest_ready; with older ones every function is a stub and
+ * swapchains keep the app's mode, which the one line per swapchain says.
+ */
+#ifndef LOWLAT_PRESENT_MODE_H
+#define LOWLAT_PRESENT_MODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "create_info.h"
+#include "objects.h"
+
+#if defined(VK_KHR_swapchain_maintenance1) && defined(VK_KHR_surface_maintenance1) &&                        \
+        defined(VK_KHR_present_mode_fifo_latest_ready)
+#define LOWLAT_HAVE_PRESENT_MODES 1
+#endif
+
+/* Device creation: FIFO_LATEST_READY and swapchain_maintenance1 (extension and feature) added to
+ * the copy when the device offers them. */
+struct lowlat_mode_device_setup {
+	bool latest_ready, maintenance1;
+	const char *reason;        /* why not FIFO_LATEST_READY */
+	const char *switch_reason; /* why not swapchain_maintenance1 */
+};
+
+/* Swapchain creation: changes made to the driver's copy of the create info (`info`, already a
+ * copy of the app's). */
+struct lowlat_mode_swapchain_setup {
+	bool changed;
+	struct lowlat_swapchain_modes modes;
+	VkPresentModeKHR list[8];
+	VkPresentModeKHR created_mode;
+	uint32_t min_image_count;
+	char why[200]; /* the per-swapchain line's reason */
+#ifdef LOWLAT_HAVE_PRESENT_MODES
+	VkSwapchainPresentModesCreateInfoKHR create_modes;
+#endif
+	unsigned char storage[512];
+	struct lowlat_chain_storage chain;
+};
+
+/* A present's copy with each swapchain's mode; storage for lowlat_mode_present. */
+#define LOWLAT_MODE_PRESENT_SWAPCHAINS_MAX 8
+struct lowlat_mode_present {
+	VkPresentInfoKHR info;
+#ifdef LOWLAT_HAVE_PRESENT_MODES
+	VkSwapchainPresentModeInfoKHR modes;
+#endif
+	VkPresentModeKHR mode[LOWLAT_MODE_PRESENT_SWAPCHAINS_MAX];
+	unsigned char storage[512];
+};
+
+#ifdef LOWLAT_HAVE_PRESENT_MODES
+
+/* The surface_maintenance1 name to add to the instance. */
+#define LOWLAT_SURFACE_MAINTENANCE1_NAME VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME
+
+void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                              struct lowlat_device_info *d, struct lowlat_mode_device_setup *s);
+
+/* Decides the swapchain's mode policy from the settings in force (cfg) and edits *info (lowlat's
+ * copy of the app's create info) to match; s->modes is the swapchain's record to keep. */
+void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_config *cfg,
+                                 VkSwapchainCreateInfoKHR *info, struct lowlat_mode_swapchain_setup *s);
+
+/* At each present, after every swapchain's settings were brought up to date: the present info to
+ * hand down (info itself, or mp->info with each swapchain's mode), and sc->current_mode set to the
+ * mode each swapchain presents in. */
+const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkPresentInfoKHR *info,
+                                            struct lowlat_mode_present *mp);
+
+#else
+
+#define LOWLAT_SURFACE_MAINTENANCE1_NAME NULL
+
+static inline void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                                            struct lowlat_device_info *d, struct lowlat_mode_device_setup *s)
+{
+	(void)inst;
+	(void)physical;
+	(void)d;
+	*s = (struct lowlat_mode_device_setup){
+	        .reason = "lowlat was built without headers for FIFO_LATEST_READY and swapchain_maintenance1",
+	        .switch_reason = "lowlat was built without headers for swapchain_maintenance1"};
+}
+static inline void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_config *cfg,
+                                               VkSwapchainCreateInfoKHR *info,
+                                               struct lowlat_mode_swapchain_setup *s)
+{
+	(void)cfg;
+	*s = (struct lowlat_mode_swapchain_setup){.created_mode = info->presentMode};
+	s->modes.app_mode = info->presentMode;
+	snprintf(s->why, sizeof(s->why), "as the app asked; %s", dev->mode_reason);
+}
+static inline const VkPresentInfoKHR *
+lowlat_mode_present(struct lowlat_device *dev, const VkPresentInfoKHR *info, struct lowlat_mode_present *mp)
+{
+	(void)dev;
+	(void)mp;
+	return info;
+}
+
+#endif
+
+#endif
