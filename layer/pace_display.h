@@ -51,12 +51,18 @@
  * percentile of a handful is their maximum by chance. 32 frames: half a second at 60 fps. */
 #define LOWLAT_READY_MIN_SAMPLES 32
 
-/* The margin added to the prediction, as a fraction of the refresh duration (1/4: 2.08 ms at
- * 120 Hz, 4.17 ms at 60 Hz, 0.46 ms at 540 Hz). It covers what the percentile does not: the sleep's
- * overshoot (p99.9 ~150 us on these VMs, FACTS.md) and scatter above the 99th percentile (the
- * misses above were all within 2.3 ms). It scales with the refresh because missing a target costs
- * one refresh; a first guess for this slice, to be tuned by the latency benchmark of issue 5. */
-#define LOWLAT_LEAD_MARGIN_DIVISOR 4
+/* The margin added to the prediction, as a fraction of the refresh duration: 1/8, 1.04 ms at
+ * 120 Hz, 2.08 ms at 60 Hz, 0.23 ms at 540 Hz. It covers what the percentile does not: the
+ * release's own wake-up error (the spin tail hides most of it) and scatter just above the 99th
+ * percentile. It scales with the refresh because a miss costs one refresh. Chosen from
+ * tools/bench-display's curve (120 Hz, 2 ms frames, cap 120, 480 frames a point, a shared 2-core VM
+ * on a noisy day, 2026-12-01): margin 0 -> latency p50 2.37 ms, repeats 2.04%; 500 us -> 3.43 ms,
+ * 0.41%; 1000 us -> 3.38 ms, 0.41%; a quarter refresh (2083 us, the first guess) -> 5.61 ms, 0.62%.
+ * Past about half a millisecond more margin bought no fewer repeats there, only latency; but
+ * vkcube under validation scatters more: at 1/16 (0.52 ms) vdisplay-lowlat-60fps-120hz saw
+ * 1.8-3.7% of its frames miss their refresh in five runs in a row, at 1/4 under 0.5%. 1/8 is the
+ * middle, until a quieter day's curve says more. */
+#define LOWLAT_LEAD_MARGIN_DIVISOR 8
 
 /* The n of the grid rule above: n >= 1 to pace on the refresh grid, 0 for the time grid. mfps is the
  * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */
