@@ -19,6 +19,12 @@
 /* The first structure of the type in the chain, NULL when there is none. */
 const void *lowlat_chain_find(const void *chain, VkStructureType type);
 
+/* Whether the chain has a structure of the type. */
+static inline bool lowlat_chain_has(const void *chain, VkStructureType type)
+{
+	return lowlat_chain_find(chain, type) != NULL;
+}
+
 /* The size of a structure lowlat can copy, 0 for one it does not know. */
 size_t lowlat_chain_struct_size(VkStructureType type);
 

@@ -19,6 +19,8 @@
  */
 #include "latency_sleep.h"
 
+#include "chain.h"
+
 #ifdef VK_NV_low_latency2
 
 #include <errno.h>
@@ -307,14 +309,6 @@ static size_t known_size(VkStructureType type)
 #endif
 	default: return 0;
 	}
-}
-
-bool lowlat_chain_has(const void *chain, VkStructureType type)
-{
-	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
-		if (p->sType == type)
-			return true;
-	return false;
 }
 
 /* chain with every struct of `type` left out: the structs before it are copied into storage and

@@ -130,7 +130,6 @@ const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_devi
                                                               const VkSwapchainCreateInfoKHR *app,
                                                               VkSwapchainCreateInfoKHR *copy,
                                                               struct lowlat_chain_copy *storage);
-bool lowlat_chain_has(const void *chain, VkStructureType type);
 const void *lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_copy *storage,
                                  bool *ok);
 void lowlat_latency_swapchain_init(struct lowlat_swapchain *sc);

@@ -475,13 +475,11 @@ static bool is_fifo(VkPresentModeKHR mode)
 static VkPresentModeKHR present_mode_of(const VkPresentInfoKHR *info, uint32_t i,
                                         const struct lowlat_swapchain *sc)
 {
-	for (const VkBaseInStructure *p = info->pNext; p; p = p->pNext) {
-		if (p->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT) {
-			const VkSwapchainPresentModeInfoEXT *modes = (const void *)p;
-			if (modes->pPresentModes && i < modes->swapchainCount)
-				return modes->pPresentModes[i];
-		}
-	}
+	const VkSwapchainPresentModeInfoEXT *modes =
+	        lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT);
+
+	if (modes && modes->pPresentModes && i < modes->swapchainCount)
+		return modes->pPresentModes[i];
 	return sc->current_mode;
 }
 
