@@ -103,9 +103,10 @@ check_dxvk_cap() {
 
 # late_start_ms NAME: how late the game thread starts a frame, from lowlat's side: the median, over
 # frames 10 on, of the time from the program's frame start to the end of lowlat's wait for that
-# frame's present (lowlat's present log, LOWLAT_LOG_DIR=$e2e_tmp/NAME.logs). Both clocks are
-# CLOCK_MONOTONIC only natively (under Wine the program reads QueryPerformanceCounter), and DXVK
-# presents once per frame, in order, so the i-th frame start pairs with the log's i-th present.
+# frame's present (lowlat's present log, LOWLAT_LOG_DIR=$e2e_tmp/NAME.logs). Both are on
+# CLOCK_MONOTONIC (under Wine, once dxvk_wine.sh has mapped the program's QueryPerformanceCounter
+# onto it), and DXVK presents once per frame, in order, so the i-th frame start pairs with the
+# log's i-th present.
 late_start_ms() {
 	python3 - "$e2e_tmp/$1.starts" "$e2e_tmp/$1.logs" <<'PY'
 import csv, glob, statistics, sys
@@ -124,8 +125,10 @@ print(f"{statistics.median((ends[i] - starts[i]) / 1e6 for i in range(10, len(st
 PY
 }
 
-# dxvk_after_run: what a test must do after each run of the program (dxvk_wine.sh waits for the
-# wineserver here); nothing by default.
+# dxvk_before_run / dxvk_after_run: what a test must do around each run of the program
+# (dxvk_wine.sh waits for the wineserver, and maps the program's clock onto CLOCK_MONOTONIC);
+# nothing by default.
+dxvk_before_run() { :; }
 dxvk_after_run() { :; }
 
 # check_late_start NAME: with the present log on (LOWLAT_LOG_DIR), print how late the game thread
@@ -153,8 +156,9 @@ dxvk_test() {
 	shift 2
 	while :; do
 		rm -rf "$e2e_tmp/$name.vvl" "$e2e_tmp/$name.starts" "$e2e_tmp/$name.logs"
+		dxvk_before_run "$name"
 		run_validated "$name" "$@" "$dxvk_frames" 1 "$e2e_tmp/$name.starts"
-		dxvk_after_run
+		dxvk_after_run "$name"
 		check_dxvk_run "$name" "$app"
 		[ -n "${LOWLAT_FPS:-}" ] && [ -z "${dxvk_no_cap_check:-}" ] || return 0
 		rc=0
