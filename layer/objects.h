@@ -178,6 +178,9 @@ struct lowlat_swapchain {
 	/* The latency-frames cap (max_latency_frames): releases it held back until an earlier frame was
 	 * shown, and those of them that gave up waiting (timed out). */
 	uint64_t latency_waits, latency_timeouts;
+	/* Releases it let go with the frame just presented late and unshown, in FIFO_LATEST_READY,
+	 * where the next frame takes its place (present.c, latency_late_frame_superseded). */
+	uint64_t latency_superseded;
 	uint32_t latency_timeouts_in_row; /* reset by a wait that ends in time */
 	bool latency_off;                 /* given up: the display stopped reporting (present.c) */
 	int64_t first_present_ns, last_present_ns;

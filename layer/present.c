@@ -76,12 +76,13 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
 	            sc->presents, seconds, fps, sc->present_errors, limiter, sc->timed_presents, drains,
 	            wait_point);
-	if (sc->latency_waits || sc->latency_timeouts)
+	if (sc->latency_waits || sc->latency_timeouts || sc->latency_superseded)
 		LOWLAT_INFO("swapchain %ux%u: max_latency_frames %u held %" PRIu64
 		            " releases until an earlier frame "
-		            "was shown, %" PRIu64 " more gave up waiting",
+		            "was shown, %" PRIu64 " more gave up waiting; %" PRIu64
+		            " released on time past a late frame (FIFO_LATEST_READY)",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
-		            sc->latency_waits, sc->latency_timeouts);
+		            sc->latency_waits, sc->latency_timeouts, sc->latency_superseded);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -720,13 +721,32 @@ static bool app_sets_targets(const VkPresentInfoKHR *info)
  * timing), at the late pacing point: before the app may start frame N+1, frame N+1-k must have
  * been reported shown; with k = 1, the frame just presented. Its display feedback is polled inside
  * this present call (the swapchain is externally synchronised here), never longer than the
- * timeout, so a display that stops reporting cannot hang the game. */
+ * timeout, so a display that stops reporting cannot hang the game.
+ *
+ * One exception, in FIFO_LATEST_READY: frame N missed its refresh (its target has passed and it is
+ * not shown) while frame N+1's target is a later refresh. Waiting for N to be shown would release
+ * N+1 a refresh late, so it would miss its own refresh too: one late frame would cost the next one
+ * a whole refresh of latency as well (measured with tools/bench-display at 120 Hz, 2 ms frames:
+ * each miss left the next frame 8.0 ms from start to first pixel instead of 3.5). Released on its
+ * grid instead, N+1 is ready first and the display shows it in N's place (latest ready wins; N is
+ * skipped), so nothing stands in the queue behind V-Sync. So there N may stay unshown: one frame
+ * more than k, and only a frame that is already late. */
+static bool latency_late_frame_superseded(const VkPresentInfoKHR *info, uint32_t i,
+                                          const struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	const struct lowlat_swapchain_timing *t = &sc->timing;
+
+	return present_mode_of(info, i, sc) == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR &&
+	       sc->display_target_ns != LOWLAT_LOG_UNKNOWN && sc->display_target_ns <= now_ns &&
+	       t->have_target && t->target_ns > sc->display_target_ns;
+}
+
 static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
 {
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
 		struct lowlat_swapchain_timing *t;
-		uint32_t k;
+		uint32_t k, unshown;
 		int64_t now_ns, base_ns, deadline_ns;
 
 		if (!sc || present_failed(info->pResults ? info->pResults[i] : result))
@@ -741,13 +761,21 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 		if (t->pending_count <= k - 1)
 			continue;
 		now_ns = lowlat_now_ns();
+		unshown = k - 1;
+		if (latency_late_frame_superseded(info, i, sc, now_ns)) {
+			if (t->pending_count <= k) {
+				sc->latency_superseded++;
+				continue;
+			}
+			unshown = k;
+		}
 		base_ns = sc->display_target_ns != LOWLAT_LOG_UNKNOWN && sc->display_target_ns > now_ns
 		                  ? sc->display_target_ns
 		                  : now_ns;
 		deadline_ns = base_ns + LATENCY_TIMEOUT_REFRESHES * t->refresh_ns;
 		if (deadline_ns > now_ns + LOWLAT_MAX_WAIT_NS)
 			deadline_ns = now_ns + LOWLAT_MAX_WAIT_NS;
-		if (lowlat_timing_wait_shown(sc, k - 1, deadline_ns)) {
+		if (lowlat_timing_wait_shown(sc, unshown, deadline_ns)) {
 			sc->latency_waits++;
 			sc->latency_timeouts_in_row = 0;
 			continue;

@@ -149,7 +149,7 @@ def run_once(args, attempt):
     startup = [r for r in rows if r["event"] in ("replaced", "skipped") and not r["target_ns"]]
     unshown = [r for r in rows if r["event"] == "unshown"]
     # The last frames, targeted a refresh or two ahead, may still be queued when vkcube exits.
-    if len(startup) > 3 or len(shown) + len(unshown) + len(startup) != args.frames or len(unshown) > 3:
+    if len(startup) > 3 or len(shown) + len(unshown) + len(startup) + len(dropped) != args.frames or len(unshown) > 3:
         raise Fail(f"{len(shown)} frames shown, {len(unshown)} still queued at exit, {len(dropped)} dropped "
                    f"with a target, {len(startup)} without, of {args.frames} presented")
     first = next((i for i, r in enumerate(shown) if r["target_ns"]), None)
