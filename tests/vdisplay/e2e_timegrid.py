@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""e2e_timegrid.py — lowlat's display-aware pacing for caps that are not refresh/n: vkcube through
+lowlat > validation > the virtual display, as in e2e_lowlat.py (whose checks of the chain, the
+silent validation layer, the pacing-level and present-mode lines it reuses).
+
+  e2e_timegrid.py --manifest-dir DIR --lowlat-manifest-dir DIR --hz 120 --fps 117 [--vrr-min-hz 48]
+
+- fixed rate (117 fps on 120 Hz, the cap players pick just under refresh): the cap stays on the
+  time grid, but every target lowlat sets is a refresh start of the display (within 20 us), not a
+  time drifting against the refreshes; successive targets are 1 or 2 refreshes apart; the long-run
+  rate of the targets is the cap's (within 0.5%: 2.5% of the steps take two refreshes at 117 on
+  120); and each frame is shown on its target's refresh unless it was not ready by then.
+- VRR (--vrr-min-hz: the display reports no fixed refresh, refreshInterval UINT64_MAX): targets
+  are absolute times on the cap's time grid, 1/fps apart (within 2 us), and a frame ready by its
+  target is shown at it (within 50 us, the display's shortest period aside).
+Steps after a present the app made later than its planned target are not judged (lowlat restarts
+its grid there; a stalled frame on this shared machine does that). A run with more than 3% of its
+steps restarted or late is run again, up to 5 runs, then skipped (exit 77), not passed.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_lowlat  # noqa: E402
+import vdlog  # noqa: E402
+
+SKIP = 77
+Fail = e2e_lowlat.Fail
+WARMUP = 30
+ON_GRID_NS = 20_000
+VRR_STEP_NS = 2_000
+VRR_LATCH_NS = 50_000
+MAX_UNJUDGED = 0.03
+
+
+def run_once(args, attempt):
+    tmp = tempfile.mkdtemp(prefix="lowlat-timegrid-")
+    extra = {"LOWLAT_VDISPLAY_VRR_MIN_HZ": args.vrr_min_hz} if args.vrr_min_hz else {}
+    env = e2e_lowlat.lowlat_env(args, tmp, args.fps, extra)
+    cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames)]
+    vrr = f" (VRR from {args.vrr_min_hz} Hz)" if args.vrr_min_hz else ""
+    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz{vrr}; logs in {tmp}")
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    try:
+        lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
+    except e2e_lowlat.Skip as e:
+        return SKIP, str(e), tmp
+    levels = [ln for ln in lines if "pacing level" in ln]
+    if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
+        raise Fail(f"expected one 'pacing level \"timing\"' line, got {levels}")
+
+    rows = vdlog.read(os.path.join(tmp, "truth.csv"))
+    errors = []
+    vdlog.check_invariants(rows, errors.append)
+    if errors:
+        raise Fail("truth log invariants: " + "; ".join(errors[:5]))
+    targeted = [r for r in rows if r["event"] in ("shown", "skipped", "replaced") and r["target_ns"]]
+    paced = targeted[WARMUP:]
+    if len(paced) < args.frames // 2:
+        raise Fail(f"only {len(paced)} targeted requests after the first {WARMUP} of {args.frames}")
+    interval = 1e9 / float(args.fps)
+
+    judged, unjudged = [], 0
+    for a, b in zip(paced, paced[1:]):
+        # A present after the target planned for it (the previous target plus about an interval):
+        # lowlat restarts the grid from it. Not judged.
+        if b["queued_ns"] > a["target_ns"] + 1.5 * interval:
+            unjudged += 1
+            continue
+        judged.append((a, b))
+    if not judged:
+        raise Fail("no step between two targets could be judged")
+
+    if args.vrr_min_hz:
+        steps = [b["target_ns"] - a["target_ns"] for a, b in judged]
+        off_grid = [s for s in steps if abs(s - interval) > VRR_STEP_NS]
+        # A frame held by the display's shortest period, or not ready by its target, latches later.
+        shortest = 10**12 // paced[0]["rate_mhz"]
+        prev = {r["seq"]: r for r in rows if r["event"] == "shown"}
+        late_latch = [b["seq"] for a, b in judged
+                      if b["event"] == "shown" and b["ready_ns"] <= b["target_ns"]
+                      and b["time_ns"] - b["target_ns"] > VRR_LATCH_NS
+                      and (a["seq"] not in prev or b["time_ns"] > prev[a["seq"]]["time_ns"] + shortest + VRR_LATCH_NS)]
+        print(f"{len(judged)} steps judged ({unjudged} after a late present): {len(off_grid)} not "
+              f"{interval / 1e6:.3f} ms apart; {len(late_latch)} frames ready by their target shown later")
+        if len(off_grid) > len(judged) * MAX_UNJUDGED:
+            errors.append(f"{len(off_grid)} of {len(judged)} successive VRR targets are not 1/fps apart "
+                          f"(e.g. {sorted(off_grid)[len(off_grid) // 2]} ns)")
+        if late_latch:
+            errors.append(f"requests ready by their target but shown later: {late_latch[:10]}")
+    else:
+        rate = paced[0]["rate_mhz"]
+        period = 10**12 / rate
+
+        def refresh_of(t):
+            return round(t * rate / 10**12)
+
+        off_grid = [r["seq"] for r in paced
+                    if abs(r["target_ns"] - vdlog.refresh_start_ns(rate, refresh_of(r["target_ns"]))) > ON_GRID_NS]
+        steps = {}
+        for a, b in judged:
+            s = refresh_of(b["target_ns"]) - refresh_of(a["target_ns"])
+            steps[s] = steps.get(s, 0) + 1
+        mean_ns = sum(b["target_ns"] - a["target_ns"] for a, b in judged) / len(judged)
+        missed = [b["seq"] for a, b in judged if b["event"] == "shown" and b["refresh"] != refresh_of(b["target_ns"])
+                  and b["ready_ns"] <= vdlog.refresh_start_ns(rate, refresh_of(b["target_ns"]))
+                  and a["refresh"] < refresh_of(b["target_ns"])]
+        print(f"{len(judged)} steps judged ({unjudged} after a late present): steps in refreshes "
+              f"{dict(sorted(steps.items()))}; mean step {mean_ns / 1e6:.4f} ms for a cap interval of "
+              f"{interval / 1e6:.4f} ms ({(mean_ns / interval - 1) * 100:+.3f}%); {len(off_grid)} targets off the "
+              f"refresh grid; refresh {period / 1e6:.4f} ms")
+        if off_grid:
+            errors.append(f"targets not on a refresh start: requests {off_grid[:10]}")
+        if set(steps) - {1, 2}:
+            errors.append(f"targets further apart than two refreshes: {steps}")
+        if abs(mean_ns / interval - 1) > 0.005:
+            errors.append(f"the targets' long-run step {mean_ns:.0f} ns is not the cap's {interval:.0f} ns")
+        if missed:
+            errors.append(f"requests ready by their target's refresh but shown on another: {missed[:10]}")
+    if errors:
+        raise Fail("; ".join(errors[:5]))
+    if unjudged > len(paced) * MAX_UNJUDGED:
+        return 2, f"{unjudged} of {len(paced)} steps followed a present later than its target", tmp
+    return 0, "", tmp
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
+    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
+    ap.add_argument("--hz", default="120")
+    ap.add_argument("--fps", default="117")
+    ap.add_argument("--vrr-min-hz", default="")
+    ap.add_argument("--frames", type=int, default=600)
+    ap.add_argument("--attempts", type=int, default=5)
+    args = ap.parse_args()
+
+    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
+        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+        return SKIP
+    reason = ""
+    for attempt in range(1, args.attempts + 1):
+        try:
+            rc, reason, tmp = run_once(args, attempt)
+        except Fail as e:
+            print("FAIL:", e)
+            return 1
+        if rc == SKIP:
+            print("skipped:", reason)
+            return SKIP
+        if rc == 0:
+            shutil.rmtree(tmp)
+            return 0
+        print(f"run {attempt}: {reason}")
+    print(f"skipped: the machine is overloaded: {args.attempts} runs, the last with {reason}")
+    return SKIP
+
+
+if __name__ == "__main__":
+    sys.exit(main())
