@@ -45,6 +45,13 @@
 #define LOWLAT_LOW_LATENCY_FUNCTIONS(F)
 #endif
 
+/* VK_AMD_anti_lag (anti_lag.c): offered by the driver or a layer below, such as Mesa's. */
+#ifdef VK_AMD_anti_lag
+#define LOWLAT_ANTI_LAG_FUNCTIONS(F) F(AntiLagUpdateAMD)
+#else
+#define LOWLAT_ANTI_LAG_FUNCTIONS(F)
+#endif
+
 /* VK_KHR_present_wait2 (present_wait.c), newer than Debian 12's headers. */
 #ifdef VK_KHR_present_wait2
 #define LOWLAT_PRESENT_WAIT_2_FUNCTIONS(F) F(WaitForPresent2KHR)
@@ -76,6 +83,7 @@
 	F(QueueSubmit2)                                                                                      \
 	F(QueueSubmit2KHR)                                                                                   \
 	LOWLAT_LOW_LATENCY_FUNCTIONS(F)                                                                      \
+	LOWLAT_ANTI_LAG_FUNCTIONS(F)                                                                         \
 	LOWLAT_PRESENT_TIMING_FUNCTIONS(F)
 
 struct instance_dispatch {

@@ -497,21 +497,45 @@ void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swap
 
 /* ---- the present path's side ---- */
 
+/* Whether the device has a wait point of the app's at all: the latency lock is in use then. */
+static bool points(const struct lowlat_device *dev)
+{
+	return dev->latency.mode != LOWLAT_LATENCY_OFF || dev->latency.anti_lag;
+}
+
+static const char *point_name(enum lowlat_wait_point point)
+{
+	return point == LOWLAT_POINT_ANTI_LAG ? "anti-lag" : "latency-sleep";
+}
+
 bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc)
 {
 	bool owns;
 
-	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
+	if (!points(dev))
 		return false;
 	pthread_mutex_lock(&dev->latency.lock);
 	struct lowlat_swapchain_latency *sl = &sc->latency;
-	owns = sl->sleep_point && sl->presents_since_sleep < LOWLAT_SLEEPLESS_PRESENTS;
-	if (sl->sleep_point && ++sl->presents_since_sleep == LOWLAT_SLEEPLESS_PRESENTS) {
+	/* The busiest swapchain is the one anti-lag's input calls pace (they name none): a
+	 * replacement takes over once the old one is gone, a second window once it presents more. */
+	if (dev->latency.anti_lag && dev->latency.anti_lag_swapchain != (uint64_t)sc->handle) {
+		struct lowlat_swapchain *cur =
+		        lowlat_swapchain_of(dev, (VkSwapchainKHR)dev->latency.anti_lag_swapchain);
+		if (!cur || cur->latency.point_presents <= sl->point_presents)
+			dev->latency.anti_lag_swapchain = (uint64_t)sc->handle;
+	}
+	sl->point_presents++;
+	owns = sl->point != LOWLAT_POINT_PRESENT && sl->presents_since_sleep < LOWLAT_SLEEPLESS_PRESENTS;
+	if (sl->point != LOWLAT_POINT_PRESENT && ++sl->presents_since_sleep == LOWLAT_SLEEPLESS_PRESENTS) {
 		/* Said again at the next sleep. */
+		enum lowlat_wait_point was = sl->point;
 		sl->announced = false;
+		sl->point = LOWLAT_POINT_PRESENT;
 		pthread_mutex_unlock(&dev->latency.lock);
-		lowlat_msg("swapchain %ux%u: wait point \"present\" again (no latency sleep for %u presents)",
-		           sc->extent.width, sc->extent.height, LOWLAT_SLEEPLESS_PRESENTS);
+		lowlat_msg("swapchain %ux%u: wait point \"present\" again (no %s for %u presents)",
+		           sc->extent.width, sc->extent.height,
+		           was == LOWLAT_POINT_ANTI_LAG ? "anti-lag input call" : "latency sleep",
+		           LOWLAT_SLEEPLESS_PRESENTS);
 		return owns;
 	}
 	pthread_mutex_unlock(&dev->latency.lock);
@@ -523,7 +547,7 @@ bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain
 {
 	bool have;
 
-	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
+	if (!points(dev))
 		return false;
 	pthread_mutex_lock(&dev->latency.lock);
 	have = sc->latency.have_wait;
@@ -537,13 +561,13 @@ bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain
 
 void lowlat_latency_pacer_lock(struct lowlat_device *dev)
 {
-	if (dev->latency.mode != LOWLAT_LATENCY_OFF)
+	if (points(dev))
 		pthread_mutex_lock(&dev->latency.lock);
 }
 
 void lowlat_latency_pacer_unlock(struct lowlat_device *dev)
 {
-	if (dev->latency.mode != LOWLAT_LATENCY_OFF)
+	if (points(dev))
 		pthread_mutex_unlock(&dev->latency.lock);
 }
 
@@ -551,12 +575,13 @@ void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapc
                             size_t size)
 {
 	dst[0] = '\0';
-	if (dev->latency.mode == LOWLAT_LATENCY_OFF)
+	if (!points(dev))
 		return;
 	pthread_mutex_lock(&dev->latency.lock);
-	if (sc->latency.sleep_point)
-		snprintf(dst, size, "; wait point \"latency-sleep\": %" PRIu64 " sleeps, %" PRIu64 " paced",
-		         sc->latency.sleeps, sc->latency.paced_sleeps);
+	/* The latest point it slept at; the counts are all its sleeps'. */
+	if (sc->latency.sleeps)
+		snprintf(dst, size, "; wait point \"%s\": %" PRIu64 " sleeps, %" PRIu64 " paced",
+		         point_name(sc->latency.last_point), sc->latency.sleeps, sc->latency.paced_sleeps);
 	pthread_mutex_unlock(&dev->latency.lock);
 }
 
@@ -607,6 +632,70 @@ static void sleep_precisely_until(int64_t deadline_ns)
 	lowlat_sleep_until_ns(&thread_sleeper, deadline_ns);
 }
 
+void lowlat_latency_sleep_until(int64_t deadline_ns)
+{
+	sleep_precisely_until(deadline_ns);
+}
+
+int64_t lowlat_latency_point_sleep_locked(struct lowlat_device *dev, struct lowlat_swapchain *sc,
+                                          enum lowlat_wait_point point, bool app_here, int64_t now,
+                                          bool *paced, struct lowlat_point_say *say)
+{
+	struct lowlat_swapchain_latency *sl = &sc->latency;
+	bool stack = sl->stack_limiters, own, app;
+
+	lowlat_latency_grids(sc->pacer.mfps, sl->app_pacer.mfps, stack, &own, &app);
+	app = app && app_here;
+	/* Each grid advances only when it has a say (a pacer's deadline is its next frame). */
+	int64_t own_ns = own ? lowlat_pacer_next_deadline(&sc->pacer, now) : now;
+	int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;
+	int64_t release = lowlat_latency_release_ns(own, own_ns, app, app_ns, true, now, paced);
+	/* Where a recreated swapchain, or this one's present when it stops sleeping, continues
+	 * (present.c). */
+	sc->last_release_ns = release;
+	sc->last_release_display = false;
+	atomic_store_explicit(&dev->last_release_ns, release, memory_order_relaxed);
+	say->announce = !sl->announced || sl->point != point;
+	sl->announced = true;
+	sl->point = sl->last_point = point;
+	sl->presents_since_sleep = 0;
+	say->app_told = sc->pacer.mfps && sl->app_pacer.mfps && !stack && !sl->app_paces_told;
+	say->app_rules = say->app_told && !own;
+	sl->app_paces_told = sl->app_paces_told || say->app_told;
+	sl->sleeps++;
+	sl->paced_sleeps += *paced;
+	sl->have_wait = true;
+	sl->wait_begin_ns = now;
+	sl->target_ns = *paced ? release : LOWLAT_LOG_UNKNOWN;
+	sl->wait_end_ns = LOWLAT_LOG_UNKNOWN;
+	say->width = sc->extent.width;
+	say->height = sc->extent.height;
+	return release;
+}
+
+void lowlat_latency_point_say(enum lowlat_wait_point point, const struct lowlat_point_say *say,
+                              const char *how, const char *app_cap)
+{
+	if (say->announce)
+		lowlat_msg("swapchain %ux%u: wait point \"%s\" (%s); its presents no longer wait", say->width,
+		           say->height, point_name(point), how);
+	if (say->app_told)
+		lowlat_msg(
+		        "swapchain %ux%u: the app limits its own frame rate (%s); %s (stack_limiters: false)",
+		        say->width, say->height, app_cap,
+		        say->app_rules ? "lowlat adds no cap of its own"
+		                       : "lowlat's lower cap is the one limiter, on lowlat's grid");
+}
+
+void lowlat_latency_point_woke(struct lowlat_device *dev, VkSwapchainKHR swapchain, int64_t end_ns)
+{
+	pthread_mutex_lock(&dev->latency.lock);
+	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
+	if (sc)
+		sc->latency.wait_end_ns = end_ns;
+	pthread_mutex_unlock(&dev->latency.lock);
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkSwapchainKHR swapchain,
                                                             const VkLatencySleepInfoNV *info)
 {
@@ -615,39 +704,18 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	struct lowlat_latency_device *l = &dev->latency;
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
 	int64_t now = lowlat_now_ns(), release = now;
-	bool paced = false, announce = false, app_told = false, start = false, in_book = false;
+	bool paced = false, start = false, in_book = false;
 	struct lowlat_owed owed = {.semaphore = (uint64_t)info->signalSemaphore,
 	                           .value = info->value,
 	                           .swapchain = (uint64_t)swapchain};
 
 	if (sc) {
+		struct lowlat_point_say say;
 		pthread_mutex_lock(&l->lock);
-		struct lowlat_swapchain_latency *sl = &sc->latency;
-		bool stack = sl->stack_limiters, own, app;
-		lowlat_latency_grids(sc->pacer.mfps, sl->app_pacer.mfps, stack, &own, &app);
 		/* Native: the driver keeps the app's interval itself. */
-		app = app && l->mode == LOWLAT_LATENCY_EMULATED;
-		/* Each grid advances only when it has a say (a pacer's deadline is its next frame). */
-		int64_t own_ns = own ? lowlat_pacer_next_deadline(&sc->pacer, now) : now;
-		int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;
-		release = lowlat_latency_release_ns(own, own_ns, app, app_ns, true, now, &paced);
-		/* Where a recreated swapchain, or this one's present when it stops sleeping, continues
-		 * (present.c). */
-		sc->last_release_ns = release;
-		sc->last_release_display = false;
-		atomic_store_explicit(&dev->last_release_ns, release, memory_order_relaxed);
-		announce = !sl->announced;
-		sl->announced = sl->sleep_point = true;
-		sl->presents_since_sleep = 0;
-		app_told = sc->pacer.mfps && sl->app_pacer.mfps && !stack && !sl->app_paces_told;
-		bool app_rules = app_told && !own;
-		sl->app_paces_told = sl->app_paces_told || app_told;
-		sl->sleeps++;
-		sl->paced_sleeps += paced;
-		sl->have_wait = true;
-		sl->wait_begin_ns = now;
-		sl->target_ns = paced ? release : LOWLAT_LOG_UNKNOWN;
-		sl->wait_end_ns = LOWLAT_LOG_UNKNOWN;
+		release = lowlat_latency_point_sleep_locked(dev, sc, LOWLAT_POINT_LATENCY_SLEEP,
+		                                            l->mode == LOWLAT_LATENCY_EMULATED, now, &paced,
+		                                            &say);
 		owed.release_ns = release;
 		if (l->mode == LOWLAT_LATENCY_EMULATED && info->signalSemaphore) {
 			/* Full (an app that sleeps far more often than it is released): its older values
@@ -661,21 +729,14 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 				pthread_cond_broadcast(&l->cond);
 		}
 		pthread_mutex_unlock(&l->lock);
-		if (announce)
-			lowlat_msg("swapchain %ux%u: wait point \"latency-sleep\" (the app's "
-			           "vkLatencySleepNV on its "
-			           "game thread%s); its presents no longer wait",
-			           sc->extent.width, sc->extent.height,
-			           l->mode == LOWLAT_LATENCY_EMULATED
-			                   ? ", VK_NV_low_latency2 provided by lowlat"
-			                   : "");
-		if (app_told)
-			lowlat_msg("swapchain %ux%u: the app limits its own frame rate (minimumIntervalUs %u "
-			           "us); "
-			           "%s (stack_limiters: false)",
-			           sc->extent.width, sc->extent.height, sc->latency.min_interval_us,
-			           app_rules ? "lowlat adds no cap of its own"
-			                     : "lowlat's lower cap is the one limiter, on lowlat's grid");
+		char app_cap[48];
+		snprintf(app_cap, sizeof(app_cap), "minimumIntervalUs %u us", sc->latency.min_interval_us);
+		lowlat_latency_point_say(LOWLAT_POINT_LATENCY_SLEEP, &say,
+		                         l->mode == LOWLAT_LATENCY_EMULATED
+		                                 ? "the app's vkLatencySleepNV on its game thread, "
+		                                   "VK_NV_low_latency2 provided by lowlat"
+		                                 : "the app's vkLatencySleepNV on its game thread",
+		                         app_cap);
 	}
 	if (start && pthread_create(&l->thread, NULL, signaler_main, dev)) {
 		pthread_mutex_lock(&l->lock);
@@ -690,10 +751,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 		/* lowlat's cap: waited here, on the calling (game) thread, before the driver's own sleep. */
 		if (paced) {
 			sleep_precisely_until(release);
-			pthread_mutex_lock(&l->lock);
-			if (sc)
-				sc->latency.wait_end_ns = lowlat_now_ns();
-			pthread_mutex_unlock(&l->lock);
+			lowlat_latency_point_woke(dev, swapchain, lowlat_now_ns());
 		}
 		return dev->vk.LatencySleepNV(device, swapchain, info);
 	}

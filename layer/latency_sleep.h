@@ -25,6 +25,10 @@
  *  - off: the app did not enable it; no hook of this file is handed out (vkGetInstanceProcAddr still
  *    hands out the extension's commands, which then check their device).
  *
+ * The wait point's bookkeeping (lowlat_latency_point_*: release on the grids, the log's wait, the
+ * fallback to the present, the one-line notes) is shared with anti_lag.c, whose vkAntiLagUpdateAMD
+ * at the input stage is a wait point of the same kind ("anti-lag").
+ *
  * Built only against headers that define VK_NV_low_latency2; with older ones (Debian 12's 1.3.239)
  * the functions below are stubs and the extension is never offered.
  */
@@ -45,6 +49,15 @@ enum lowlat_latency_mode {
 	LOWLAT_LATENCY_NATIVE,
 };
 
+/* Where the app's game thread sleeps for a swapchain, lowlat's wait point there (the present's wait is
+ * then skipped): vkLatencySleepNV (latency_sleep.c) or vkAntiLagUpdateAMD at its input stage
+ * (anti_lag.c). */
+enum lowlat_wait_point {
+	LOWLAT_POINT_PRESENT, /* none of them: the present (or the app's present wait) waits */
+	LOWLAT_POINT_LATENCY_SLEEP,
+	LOWLAT_POINT_ANTI_LAG,
+};
+
 /* Presents without a latency sleep after which the swapchain's wait point is its present again.
  * DXVK presents once between two sleeps (it sleeps only after the previous present returned);
  * 3 leaves room for a late sleep without flipping the wait point back and forth. */
@@ -63,11 +76,15 @@ struct lowlat_latency_report {
 /* Per swapchain. Every field is guarded by the device's latency lock (the game thread sleeps, the
  * submit thread presents, and either may set the mode). */
 struct lowlat_swapchain_latency {
-	bool sleep_point; /* the app called vkLatencySleepNV on it: lowlat waits there, not in present */
+	/* The app sleeps for it (vkLatencySleepNV, or vkAntiLagUpdateAMD with this swapchain the
+	 * device's anti-lag one): lowlat waits there, not in present. */
+	enum lowlat_wait_point point;
+	enum lowlat_wait_point last_point; /* the latest it slept at, for the summary */
 	/* Presents since its latest sleep: an app that stops sleeping (DXVK turns latency sleep off
 	 * when the game's Reflex setting does) gets the present's wait back after a few. */
 	uint32_t presents_since_sleep;
 	bool announced;
+	uint64_t point_presents; /* presents seen by the wait-point check: the busiest gets anti-lag's */
 	bool low_latency_mode, boost;
 	bool stack_limiters;           /* the swapchain's config's, copied here under the lock by present.c */
 	uint32_t min_interval_us;      /* the app's minimumIntervalUs */
@@ -90,6 +107,10 @@ struct lowlat_latency_device {
 	struct lowlat_owed_book book;
 	bool thread_started, stop;
 	pthread_t thread;
+	/* VK_AMD_anti_lag enabled by the app and offered below (anti_lag.c), and the swapchain its
+	 * input-stage calls pace: the device's busiest (its anti-lag data names none). */
+	bool anti_lag;
+	uint64_t anti_lag_swapchain;
 	/* vkSignalSemaphore/vkWaitSemaphores/vkGetSemaphoreCounterValue below, core or KHR names. */
 	PFN_vkSignalSemaphore signal;
 	PFN_vkWaitSemaphores wait;
@@ -145,6 +166,27 @@ bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain
  * the game thread's sleep and the submit thread's present may then both use it. */
 void lowlat_latency_pacer_lock(struct lowlat_device *dev);
 void lowlat_latency_pacer_unlock(struct lowlat_device *dev);
+/* One sleep of the app at wait point `point` for sc, the device's latency lock held: the release on
+ * lowlat's grid (and on the app's own, app_cap_mfps, where app_here: lowlat keeps the app's cap
+ * itself; else the layer below does), the wait recorded for the log, the point made sc's. *paced:
+ * a limiter set the release; *say: the lines to print once the lock is released
+ * (lowlat_latency_point_say). */
+struct lowlat_point_say {
+	bool announce, app_told, app_rules;
+	uint32_t width, height; /* the swapchain's, copied under the lock */
+};
+int64_t lowlat_latency_point_sleep_locked(struct lowlat_device *dev, struct lowlat_swapchain *sc,
+                                          enum lowlat_wait_point point, bool app_here, int64_t now_ns,
+                                          bool *paced, struct lowlat_point_say *say);
+/* how: the words after the point's name in its line; app_cap: the app's own cap in words. */
+void lowlat_latency_point_say(enum lowlat_wait_point point, const struct lowlat_point_say *say,
+                              const char *how, const char *app_cap);
+/* The point's precise sleep, on the calling thread, with that thread's own sleeper. */
+void lowlat_latency_sleep_until(int64_t deadline_ns);
+/* The latest sleep's end, for the log, once the precise sleep returned (looked up again: the app may
+ * have destroyed the swapchain meanwhile where its call named none). */
+void lowlat_latency_point_woke(struct lowlat_device *dev, VkSwapchainKHR swapchain, int64_t end_ns);
+
 /* The summary line's words about the wait point, "" when the swapchain never slept. */
 void lowlat_latency_summary(struct lowlat_device *dev, const struct lowlat_swapchain *sc, char *dst,
                             size_t size);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <vulkan/vk_layer.h>
 
+#include "anti_lag.h"
 #include "config.h"
 #include "create_info.h"
 #include "engine.h"
@@ -228,6 +229,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	pthread_mutex_init(&dev->swapchains.lock, NULL);
 	lowlat_load_device_dispatch(&dev->vk, *out, next_gdpa);
 	lowlat_latency_device_init(dev, latency.mode);
+	lowlat_anti_lag_device_init(dev, has_extension(info, "VK_AMD_anti_lag"));
 	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice) {
 		result = VK_ERROR_INITIALIZATION_FAILED;
 		goto fail_destroy;
@@ -321,6 +323,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice devic
 		return hook;
 	if (!next)
 		return NULL;
+	if ((hook = lowlat_anti_lag_hook(name, dev)))
+		return hook;
 	if ((hook = LOWLAT_FIND_HOOK(device_core_hooks, name)))
 		return hook;
 	if (dev->hooked && (hook = LOWLAT_FIND_HOOK(device_swapchain_hooks, name)))
@@ -349,7 +353,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance i
 		return hook;
 	if (!next)
 		return NULL;
-	if ((hook = LOWLAT_FIND_HOOK(instance_hooks, name)) || (hook = lowlat_latency_instance_hook(name)))
+	if ((hook = LOWLAT_FIND_HOOK(instance_hooks, name)) || (hook = lowlat_latency_instance_hook(name)) ||
+	    (hook = lowlat_anti_lag_hook(name, NULL)))
 		return hook;
 	/* Device functions fetched through the instance work for every device; each hook checks
 	 * whether its device is one lowlat paces and passes through otherwise. */

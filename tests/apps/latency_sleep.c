@@ -19,6 +19,14 @@
  * minimumIntervalUs (0 = none). STARTS_FILE gets one frame start per line (ns, CLOCK_MONOTONIC).
  * Prints `latency_sleep: N frames in S s, F fps` and `latency_sleep: timings N, ...`; exits 1 with a
  * `latency_sleep: ...` message when a Vulkan call fails or a check of its own fails.
+ *
+ *   latency_sleep antilag|antilag-off FRAMES MAX_FPS STARTS_FILE
+ *
+ * The same loop through VK_AMD_anti_lag instead (offered by a layer below, Mesa's anti-lag layer):
+ * the game thread calls vkAntiLagUpdateAMD with stage INPUT and mode ON before each frame, the
+ * submit thread the same with stage PRESENT before vkQueuePresentKHR, both with the frame's index;
+ * MAX_FPS is VkAntiLagDataAMD::maxFPS (0 = none). `antilag-off` passes mode OFF from half way on
+ * (the present must then wait again at once). No VK_NV_low_latency2 is enabled then.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -75,6 +83,11 @@ struct app {
 	PFN_vkLatencySleepNV LatencySleepNV;
 	PFN_vkSetLatencyMarkerNV SetLatencyMarkerNV;
 	PFN_vkGetLatencyTimingsNV GetLatencyTimingsNV;
+	/* VK_AMD_anti_lag instead of VK_NV_low_latency2 (the antilag modes). */
+	bool anti_lag;
+	PFN_vkAntiLagUpdateAMD AntiLagUpdateAMD;
+	uint32_t max_fps;
+	bool off; /* mode OFF from now on (antilag-off, half way); written by the game thread */
 
 	/* Game thread -> submit thread: the frame to present (0 = none yet), the last presented. */
 	pthread_mutex_t lock;
@@ -113,14 +126,29 @@ static void create(struct app *a)
 		fail("vkEnumerateDeviceExtensionProperties with a short array did not return VK_INCOMPLETE");
 	CHECK_VK(vkEnumerateDeviceExtensionProperties(a->physical, NULL, &count, props));
 	bool found = false;
+	const char *wanted =
+	        a->anti_lag ? VK_AMD_ANTI_LAG_EXTENSION_NAME : VK_NV_LOW_LATENCY_2_EXTENSION_NAME;
 	for (uint32_t i = 0; i < count; i++)
-		found = found || !strcmp(props[i].extensionName, VK_NV_LOW_LATENCY_2_EXTENSION_NAME);
+		found = found || !strcmp(props[i].extensionName, wanted);
 	free(props);
-	if (!found)
-		fail("the device does not list VK_NV_low_latency2");
+	if (!found) {
+		fprintf(stderr, "latency_sleep: the device does not list %s\n", wanted);
+		exit(1);
+	}
+	VkPhysicalDeviceAntiLagFeaturesAMD anti_lag = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ANTI_LAG_FEATURES_AMD};
+	if (a->anti_lag) {
+		VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+		                                .pNext = &anti_lag};
+		vkGetPhysicalDeviceFeatures2(a->physical, &f2);
+		if (!anti_lag.antiLag)
+			fail("VK_AMD_anti_lag is listed but its antiLag feature is not");
+	}
 
 	VkPhysicalDevicePresentIdFeaturesKHR id = {
-	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR, .presentId = VK_TRUE};
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR,
+	        .pNext = a->anti_lag ? &anti_lag : NULL,
+	        .presentId = VK_TRUE};
 	VkPhysicalDeviceVulkan13Features v13 = {.sType =
 	                                                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
 	                                        .pNext = &id,
@@ -130,7 +158,7 @@ static void create(struct app *a)
 	                                        .pNext = &v13,
 	                                        .timelineSemaphore = VK_TRUE};
 	const char *device_exts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_PRESENT_ID_EXTENSION_NAME,
-	                             VK_NV_LOW_LATENCY_2_EXTENSION_NAME};
+	                             wanted};
 	float priority = 1.0f;
 	VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
 	                               .queueFamilyIndex = 0,
@@ -144,6 +172,12 @@ static void create(struct app *a)
 	                          .ppEnabledExtensionNames = device_exts};
 	CHECK_VK(vkCreateDevice(a->physical, &dci, NULL, &a->device));
 	vkGetDeviceQueue(a->device, 0, 0, &a->queue);
+	if (a->anti_lag) {
+		a->AntiLagUpdateAMD =
+		        (PFN_vkAntiLagUpdateAMD)vkGetDeviceProcAddr(a->device, "vkAntiLagUpdateAMD");
+		if (!a->AntiLagUpdateAMD)
+			fail("vkAntiLagUpdateAMD is not reachable");
+	}
 	a->SetLatencySleepModeNV =
 	        (PFN_vkSetLatencySleepModeNV)vkGetDeviceProcAddr(a->device, "vkSetLatencySleepModeNV");
 	a->LatencySleepNV = (PFN_vkLatencySleepNV)vkGetDeviceProcAddr(a->device, "vkLatencySleepNV");
@@ -151,8 +185,8 @@ static void create(struct app *a)
 	        (PFN_vkSetLatencyMarkerNV)vkGetDeviceProcAddr(a->device, "vkSetLatencyMarkerNV");
 	a->GetLatencyTimingsNV =
 	        (PFN_vkGetLatencyTimingsNV)vkGetDeviceProcAddr(a->device, "vkGetLatencyTimingsNV");
-	if (!a->SetLatencySleepModeNV || !a->LatencySleepNV || !a->SetLatencyMarkerNV ||
-	    !a->GetLatencyTimingsNV)
+	if (!a->anti_lag && (!a->SetLatencySleepModeNV || !a->LatencySleepNV || !a->SetLatencyMarkerNV ||
+	                     !a->GetLatencyTimingsNV))
 		fail("the VK_NV_low_latency2 commands are not reachable");
 
 	/* The surface's low-latency present modes, first in the chain (the usual place). */
@@ -162,17 +196,26 @@ static void create(struct app *a)
 	                                  .pNext = &lc};
 	VkPhysicalDeviceSurfaceInfo2KHR si = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
 	                                      .surface = a->surface};
-	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
+	if (a->anti_lag) {
+		/* No VK_NV_low_latency2 here: the struct would be invalid. */
+		caps.pNext = NULL;
+		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
+		lc.presentModeCount = 1;
+		modes[0] = VK_PRESENT_MODE_FIFO_KHR;
+	} else
+		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
 	if (!lc.presentModeCount || lc.presentModeCount > 8)
 		fail("VkLatencySurfaceCapabilitiesNV gave no present modes");
 	lc.pPresentModes = modes;
-	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
+	if (!a->anti_lag)
+		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
 	bool fifo = false;
 	for (uint32_t i = 0; i < lc.presentModeCount; i++)
 		fifo = fifo || modes[i] == VK_PRESENT_MODE_FIFO_KHR;
 	if (!fifo || !caps.surfaceCapabilities.minImageCount)
 		fail("VkLatencySurfaceCapabilitiesNV lacks FIFO, or the capabilities were not filled");
-	printf("latency_sleep: %u low-latency present modes\n", lc.presentModeCount);
+	if (!a->anti_lag)
+		printf("latency_sleep: %u low-latency present modes\n", lc.presentModeCount);
 
 	VkSwapchainLatencyCreateInfoNV latency = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV,
 	                                          .latencyModeEnable = VK_TRUE};
@@ -180,7 +223,7 @@ static void create(struct app *a)
 	        caps.surfaceCapabilities.minImageCount < 3 ? 3 : caps.surfaceCapabilities.minImageCount;
 	VkSwapchainCreateInfoKHR ci = {
 	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-	        .pNext = &latency,
+	        .pNext = a->anti_lag ? NULL : &latency,
 	        .surface = a->surface,
 	        .minImageCount = images,
 	        .imageFormat = VK_FORMAT_B8G8R8A8_UNORM,
@@ -237,6 +280,28 @@ static void create(struct app *a)
 	CHECK_VK(vkCreateSemaphore(a->device, &tci, NULL, &a->latency));
 }
 
+/* A VK_NV_low_latency2 marker for frame id; none in the antilag modes. */
+static void marker(struct app *a, uint64_t id, VkLatencyMarkerNV m)
+{
+	if (a->anti_lag)
+		return;
+	VkSetLatencyMarkerInfoNV info = {
+	        .sType = VK_STRUCTURE_TYPE_SET_LATENCY_MARKER_INFO_NV, .presentID = id, .marker = m};
+	a->SetLatencyMarkerNV(a->device, a->swapchain, &info);
+}
+
+/* vkAntiLagUpdateAMD for frame id at stage (mode ON, or OFF with off). */
+static void anti_lag_update(struct app *a, uint64_t id, VkAntiLagStageAMD stage, uint32_t max_fps, bool off)
+{
+	VkAntiLagPresentationInfoAMD p = {
+	        .sType = VK_STRUCTURE_TYPE_ANTI_LAG_PRESENTATION_INFO_AMD, .stage = stage, .frameIndex = id};
+	VkAntiLagDataAMD d = {.sType = VK_STRUCTURE_TYPE_ANTI_LAG_DATA_AMD,
+	                      .mode = off ? VK_ANTI_LAG_MODE_OFF_AMD : VK_ANTI_LAG_MODE_ON_AMD,
+	                      .maxFPS = max_fps,
+	                      .pPresentationInfo = &p};
+	a->AntiLagUpdateAMD(a->device, &d);
+}
+
 /* Frame `id` on the submit thread: acquire, submit, present. */
 static void present_frame(struct app *a, uint64_t id)
 {
@@ -249,11 +314,7 @@ static void present_frame(struct app *a, uint64_t id)
 	if (a->image_fence[index])
 		CHECK_VK(vkWaitForFences(a->device, 1, &a->image_fence[index], VK_TRUE, UINT64_MAX));
 	a->image_fence[index] = a->done[slot];
-	a->SetLatencyMarkerNV(
-	        a->device, a->swapchain,
-	        &(VkSetLatencyMarkerInfoNV){.sType = VK_STRUCTURE_TYPE_SET_LATENCY_MARKER_INFO_NV,
-	                                    .presentID = id,
-	                                    .marker = VK_LATENCY_MARKER_RENDERSUBMIT_START_NV});
+	marker(a, id, VK_LATENCY_MARKER_RENDERSUBMIT_START_NV);
 	VkLatencySubmissionPresentIdNV latency = {.sType = VK_STRUCTURE_TYPE_LATENCY_SUBMISSION_PRESENT_ID_NV,
 	                                          .presentID = id};
 	VkSemaphoreSubmitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
@@ -265,7 +326,7 @@ static void present_frame(struct app *a, uint64_t id)
 	VkCommandBufferSubmitInfo cmd = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
 	                                 .commandBuffer = a->cmds[index]};
 	VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
-	                        .pNext = &latency,
+	                        .pNext = a->anti_lag ? NULL : &latency,
 	                        .waitSemaphoreInfoCount = 1,
 	                        .pWaitSemaphoreInfos = &wait,
 	                        .commandBufferInfoCount = 1,
@@ -273,11 +334,7 @@ static void present_frame(struct app *a, uint64_t id)
 	                        .signalSemaphoreInfoCount = 1,
 	                        .pSignalSemaphoreInfos = &signal};
 	CHECK_VK(vkQueueSubmit2(a->queue, 1, &submit, a->done[slot]));
-	a->SetLatencyMarkerNV(
-	        a->device, a->swapchain,
-	        &(VkSetLatencyMarkerInfoNV){.sType = VK_STRUCTURE_TYPE_SET_LATENCY_MARKER_INFO_NV,
-	                                    .presentID = id,
-	                                    .marker = VK_LATENCY_MARKER_RENDERSUBMIT_END_NV});
+	marker(a, id, VK_LATENCY_MARKER_RENDERSUBMIT_END_NV);
 	VkPresentIdKHR pid = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .swapchainCount = 1, .pPresentIds = &id};
 	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
@@ -287,6 +344,8 @@ static void present_frame(struct app *a, uint64_t id)
 	                       .swapchainCount = 1,
 	                       .pSwapchains = &a->swapchain,
 	                       .pImageIndices = &index};
+	if (a->anti_lag)
+		anti_lag_update(a, id, VK_ANTI_LAG_STAGE_PRESENT_AMD, a->max_fps, a->off);
 	CHECK_VK(vkQueuePresentKHR(a->queue, &pi));
 }
 
@@ -338,16 +397,42 @@ static void sleep_for(struct app *a, uint64_t id, bool poll)
 	}
 }
 
+/* The reports of VK_NV_low_latency2: how many, then the newest ones, with the markers the loop set. */
+static void check_timings(struct app *a, uint64_t frames)
+{
+	VkGetLatencyMarkerInfoNV mi = {.sType = VK_STRUCTURE_TYPE_GET_LATENCY_MARKER_INFO_NV};
+	a->GetLatencyTimingsNV(a->device, a->swapchain, &mi);
+	VkLatencyTimingsFrameReportNV reports[64];
+	uint32_t n = mi.timingCount < 64 ? mi.timingCount : 64;
+	for (uint32_t i = 0; i < n; i++)
+		reports[i] = (VkLatencyTimingsFrameReportNV){
+		        .sType = VK_STRUCTURE_TYPE_LATENCY_TIMINGS_FRAME_REPORT_NV};
+	mi.timingCount = n;
+	mi.pTimings = reports;
+	a->GetLatencyTimingsNV(a->device, a->swapchain, &mi);
+	if (!mi.timingCount || reports[mi.timingCount - 1].presentID != frames ||
+	    !reports[mi.timingCount - 1].simStartTimeUs ||
+	    !reports[mi.timingCount - 1].renderSubmitEndTimeUs ||
+	    reports[mi.timingCount - 1].simStartTimeUs > reports[mi.timingCount - 1].renderSubmitEndTimeUs)
+		fail("vkGetLatencyTimingsNV did not report the last frame's markers in order");
+	printf("latency_sleep: timings %u, last present id %" PRIu64 "\n", mi.timingCount,
+	       reports[mi.timingCount - 1].presentID);
+}
+
 int main(int argc, char **argv)
 {
 	struct app a = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	pthread_t thread;
 
-	if (argc != 5 || (strcmp(argv[1], "wait") && strcmp(argv[1], "poll") && strcmp(argv[1], "stop"))) {
-		fprintf(stderr, "usage: latency_sleep wait|poll|stop FRAMES INTERVAL_US STARTS_FILE\n");
+	if (argc != 5 || (strcmp(argv[1], "wait") && strcmp(argv[1], "poll") && strcmp(argv[1], "stop") &&
+	                  strcmp(argv[1], "antilag") && strcmp(argv[1], "antilag-off"))) {
+		fprintf(stderr, "usage: latency_sleep wait|poll|stop FRAMES INTERVAL_US STARTS_FILE\n"
+		                "       latency_sleep antilag|antilag-off FRAMES MAX_FPS STARTS_FILE\n");
 		return 2;
 	}
 	bool poll = !strcmp(argv[1], "poll"), stop = !strcmp(argv[1], "stop");
+	bool turn_off = !strcmp(argv[1], "antilag-off");
+	a.anti_lag = !strncmp(argv[1], "antilag", 7);
 	uint64_t frames = strtoull(argv[2], NULL, 10);
 	uint32_t interval = (uint32_t)strtoul(argv[3], NULL, 10);
 	FILE *starts = fopen(argv[4], "w");
@@ -359,7 +444,10 @@ int main(int argc, char **argv)
 	                                 .lowLatencyMode = VK_TRUE,
 	                                 .lowLatencyBoost = VK_TRUE,
 	                                 .minimumIntervalUs = interval};
-	CHECK_VK(a.SetLatencySleepModeNV(a.device, a.swapchain, &mode));
+	if (a.anti_lag)
+		a.max_fps = interval;
+	else
+		CHECK_VK(a.SetLatencySleepModeNV(a.device, a.swapchain, &mode));
 	if (pthread_create(&thread, NULL, submit_thread, &a))
 		fail("cannot start the submit thread");
 
@@ -370,23 +458,20 @@ int main(int argc, char **argv)
 		while (a.presented != id - 1)
 			pthread_cond_wait(&a.cond, &a.lock);
 		pthread_mutex_unlock(&a.lock);
-		if (id > 1 && (!stop || id <= frames / 2))
+		/* Anti-lag: every frame, right before input would be sampled (the first too). */
+		if (a.anti_lag) {
+			a.off = turn_off && id > frames / 2;
+			anti_lag_update(&a, id, VK_ANTI_LAG_STAGE_INPUT_AMD, a.max_fps, a.off);
+		} else if (id > 1 && (!stop || id <= frames / 2)) {
 			sleep_for(&a, id, poll);
+		}
 		int64_t start = now_ns();
 		fprintf(starts, "%" PRId64 "\n", start);
 		if (!first)
 			first = start;
 		last = start;
-		a.SetLatencyMarkerNV(
-		        a.device, a.swapchain,
-		        &(VkSetLatencyMarkerInfoNV){.sType = VK_STRUCTURE_TYPE_SET_LATENCY_MARKER_INFO_NV,
-		                                    .presentID = id,
-		                                    .marker = VK_LATENCY_MARKER_SIMULATION_START_NV});
-		a.SetLatencyMarkerNV(
-		        a.device, a.swapchain,
-		        &(VkSetLatencyMarkerInfoNV){.sType = VK_STRUCTURE_TYPE_SET_LATENCY_MARKER_INFO_NV,
-		                                    .presentID = id,
-		                                    .marker = VK_LATENCY_MARKER_SIMULATION_END_NV});
+		marker(&a, id, VK_LATENCY_MARKER_SIMULATION_START_NV);
+		marker(&a, id, VK_LATENCY_MARKER_SIMULATION_END_NV);
 		pthread_mutex_lock(&a.lock);
 		a.to_present = id;
 		pthread_cond_broadcast(&a.cond);
@@ -401,24 +486,8 @@ int main(int argc, char **argv)
 	pthread_join(thread, NULL);
 	fclose(starts);
 
-	/* The reports: how many, then the newest ones, with the markers this loop set. */
-	VkGetLatencyMarkerInfoNV mi = {.sType = VK_STRUCTURE_TYPE_GET_LATENCY_MARKER_INFO_NV};
-	a.GetLatencyTimingsNV(a.device, a.swapchain, &mi);
-	VkLatencyTimingsFrameReportNV reports[64];
-	uint32_t n = mi.timingCount < 64 ? mi.timingCount : 64;
-	for (uint32_t i = 0; i < n; i++)
-		reports[i] = (VkLatencyTimingsFrameReportNV){
-		        .sType = VK_STRUCTURE_TYPE_LATENCY_TIMINGS_FRAME_REPORT_NV};
-	mi.timingCount = n;
-	mi.pTimings = reports;
-	a.GetLatencyTimingsNV(a.device, a.swapchain, &mi);
-	if (!mi.timingCount || reports[mi.timingCount - 1].presentID != frames ||
-	    !reports[mi.timingCount - 1].simStartTimeUs ||
-	    !reports[mi.timingCount - 1].renderSubmitEndTimeUs ||
-	    reports[mi.timingCount - 1].simStartTimeUs > reports[mi.timingCount - 1].renderSubmitEndTimeUs)
-		fail("vkGetLatencyTimingsNV did not report the last frame's markers in order");
-	printf("latency_sleep: timings %u, last present id %" PRIu64 "\n", mi.timingCount,
-	       reports[mi.timingCount - 1].presentID);
+	if (!a.anti_lag)
+		check_timings(&a, frames);
 
 	double seconds = (double)(last - first) * 1e-9;
 	printf("latency_sleep: %" PRIu64 " frames in %.3f s, %.2f fps (%s)\n", frames, seconds,

@@ -10,11 +10,15 @@
  * signaler thread race for the same values; a swapchain destroyed with a sleep outstanding (its
  * signal is sent at once); and a driver that has the extension (lowlat's cap waited before its
  * sleep, the app's interval left to it). Each must end with every value signalled exactly once, upwards.
+ * Then VK_AMD_anti_lag (layer/anti_lag.c) against a fake layer below: the input-stage call waited
+ * for lowlat's cap before the call down while another thread presents, the app's lower maxFPS left
+ * to the layer below, PRESENT-stage calls passed straight down, mode OFF handing the wait back.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "anti_lag.h"
 #include "check.h"
 #include "clock.h"
 #include "latency_sleep.h"
@@ -135,7 +139,8 @@ static void setup_mode(uint32_t mfps, enum lowlat_latency_mode mode)
 	        (PFN_vkSetLatencySleepModeNV)lowlat_latency_device_hook("vkSetLatencySleepModeNV", (int)mode);
 	wait_hook = (PFN_vkWaitSemaphores)lowlat_latency_device_hook("vkWaitSemaphores", (int)mode);
 	/* A native device needs no help with its own waits. */
-	CHECK(sleep_nv && sleep_mode_nv && (mode == LOWLAT_LATENCY_NATIVE) == !wait_hook);
+	CHECK(mode == LOWLAT_LATENCY_OFF ||
+	      (sleep_nv && sleep_mode_nv && (mode == LOWLAT_LATENCY_NATIVE) == !wait_hook));
 	native_calls = 0;
 	native_interval_us = UINT32_MAX;
 	pthread_mutex_lock(&sem_lock);
@@ -331,6 +336,135 @@ static void test_native(void)
 	CHECK(app_rules < 2.0);
 }
 
+/* ---- VK_AMD_anti_lag ---- */
+
+/* The layer below: notes when each call came down and what it carried. */
+static int64_t below_ns[64];
+static const VkAntiLagDataAMD *below_data[64];
+static int below_calls;
+
+static VKAPI_ATTR void VKAPI_CALL fake_anti_lag(VkDevice device, const VkAntiLagDataAMD *data)
+{
+	(void)device;
+	if (below_calls < 64) {
+		below_ns[below_calls] = lowlat_now_ns();
+		below_data[below_calls++] = data;
+	}
+}
+
+static PFN_vkAntiLagUpdateAMD anti_lag_hook;
+
+/* The presenting thread: frames handed over by the game thread, presented (the wait-point check
+ * and the log's take, as present.c makes them) while the game thread is already in its next
+ * input call. */
+static pthread_mutex_t frame_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t frame_cond = PTHREAD_COND_INITIALIZER;
+static int handed, presented, owned;
+static bool presenter_quit;
+
+static void *presenter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&frame_lock);
+	for (;;) {
+		while (!presenter_quit && presented == handed)
+			pthread_cond_wait(&frame_cond, &frame_lock);
+		if (presented == handed)
+			break;
+		pthread_mutex_unlock(&frame_lock);
+		bool owns = lowlat_latency_owns_wait(&dev, sc);
+		int64_t b, e, t;
+		lowlat_latency_take_wait(&dev, sc, &b, &e, &t);
+		lowlat_latency_pacer_lock(&dev);
+		int64_t deadline = lowlat_pacer_interval_ns(&sc->pacer); /* the present path's pacer use */
+		lowlat_latency_pacer_unlock(&dev);
+		(void)deadline;
+		pthread_mutex_lock(&frame_lock);
+		owned += owns;
+		presented++;
+		pthread_cond_broadcast(&frame_cond);
+	}
+	pthread_mutex_unlock(&frame_lock);
+	return NULL;
+}
+
+/* FRAMES input calls (and PRESENT calls, off from frame `off_at` on, 0: never) at lowlat's 100 fps
+ * cap with the app's maxFPS; returns the mean ms between the input calls that reached the layer
+ * below. */
+static double anti_lag_run(uint32_t max_fps, int frames, int off_at)
+{
+	pthread_t thread;
+
+	setup_mode(100000, LOWLAT_LATENCY_OFF);
+	dev.vk.AntiLagUpdateAMD = fake_anti_lag;
+	CHECK(!lowlat_anti_lag_hook("vkAntiLagUpdateAMD", &dev)); /* not enabled: not hooked */
+	lowlat_anti_lag_device_init(&dev, true);
+	anti_lag_hook = (PFN_vkAntiLagUpdateAMD)lowlat_anti_lag_hook("vkAntiLagUpdateAMD", &dev);
+	CHECK(anti_lag_hook && !lowlat_anti_lag_hook("vkQueuePresentKHR", &dev));
+	below_calls = handed = presented = owned = 0;
+	presenter_quit = false;
+	CHECK(!pthread_create(&thread, NULL, presenter, NULL));
+	int64_t input_ns[64];
+	int inputs = 0;
+	for (int k = 1; k <= frames; k++) {
+		bool off = off_at && k >= off_at;
+		VkAntiLagPresentationInfoAMD p = {.sType = VK_STRUCTURE_TYPE_ANTI_LAG_PRESENTATION_INFO_AMD,
+		                                  .stage = VK_ANTI_LAG_STAGE_INPUT_AMD,
+		                                  .frameIndex = (uint64_t)k};
+		VkAntiLagDataAMD d = {.sType = VK_STRUCTURE_TYPE_ANTI_LAG_DATA_AMD,
+		                      .mode = off ? VK_ANTI_LAG_MODE_OFF_AMD : VK_ANTI_LAG_MODE_ON_AMD,
+		                      .maxFPS = max_fps,
+		                      .pPresentationInfo = &p};
+		/* One frame in flight: the previous frame's present may still be running (not after
+		 * the first, which picks the swapchain to pace, nor when turning anti-lag off, so that
+		 * which calls and presents were the point's is known). */
+		pthread_mutex_lock(&frame_lock);
+		while (presented < handed - (k == 2 || k == off_at ? 0 : 1))
+			pthread_cond_wait(&frame_cond, &frame_lock);
+		pthread_mutex_unlock(&frame_lock);
+		int before = below_calls;
+		anti_lag_hook(dev.handle, &d);
+		CHECK(below_calls == before + 1 && below_data[before] == &d); /* passed down as it came */
+		if (before < 64)
+			input_ns[inputs++] = below_ns[before];
+		/* The frame's end, before its present: straight down, never waited. */
+		p.stage = VK_ANTI_LAG_STAGE_PRESENT_AMD;
+		int64_t t0 = lowlat_now_ns();
+		anti_lag_hook(dev.handle, &d);
+		CHECK(lowlat_now_ns() - t0 < 5000000ll);
+		pthread_mutex_lock(&frame_lock);
+		handed++;
+		pthread_cond_broadcast(&frame_cond);
+		pthread_mutex_unlock(&frame_lock);
+	}
+	pthread_mutex_lock(&frame_lock);
+	presenter_quit = true;
+	pthread_cond_broadcast(&frame_cond);
+	pthread_mutex_unlock(&frame_lock);
+	pthread_join(thread, NULL);
+	/* Every present after the first input call is the anti-lag point's, until it is turned off
+	 * (the present after the first OFF waits again). */
+	int expect_owned = (off_at ? off_at - 1 : frames) - 1;
+	CHECK_EQ_I64(owned, expect_owned);
+	CHECK_EQ_I64(sc->latency.sleeps, (off_at ? off_at - 1 : frames) - 1);
+	int last = off_at ? off_at - 1 : frames;
+	double ms = (double)(input_ns[last - 1] - input_ns[1]) / (last - 2) * 1e-6;
+	teardown();
+	return ms;
+}
+
+static void test_anti_lag(void)
+{
+	double capped = anti_lag_run(0, 30, 0), app_rules = anti_lag_run(50, 30, 0),
+	       off = anti_lag_run(0, 30, 20);
+	printf("     anti-lag: %.3f ms between input calls reaching the layer below at lowlat's 100 fps cap, "
+	       "%.3f ms under the app's maxFPS 50 (the layer below's to keep), %.3f ms before OFF\n",
+	       capped, app_rules, off);
+	CHECK(capped > 9.9 && capped < 13.0);
+	CHECK(app_rules < 2.0);
+	CHECK(off > 9.9 && off < 13.0);
+}
+
 int main(void)
 {
 	RUN(test_wait);
@@ -339,5 +473,6 @@ int main(void)
 	RUN(test_due_at_once);
 	RUN(test_destroy);
 	RUN(test_native);
+	RUN(test_anti_lag);
 	return check_result();
 }

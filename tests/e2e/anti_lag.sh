@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# VK_AMD_anti_lag as lowlat's wait point: tests/apps/latency_sleep.c in its antilag modes (a game
+# thread that calls vkAntiLagUpdateAMD at stage INPUT before each frame, a submit thread that
+# presents) through lowlat, validation, Mesa's anti-lag layer (which offers the extension on
+# lavapipe) and the virtual display (144 Hz), in that order.
+#
+#   anti_lag.sh APP VDISPLAY_MANIFEST_DIR MODE FPS MAX_FPS EXPECT_FPS
+#
+# MODE antilag: anti-lag on for every frame; antilag-off: turned off half way (the present must
+# then wait again, at once). FPS is LOWLAT_FPS, MAX_FPS the app's VkAntiLagDataAMD::maxFPS (0: none).
+#
+# Asserts: a clean exit, validation silent, Mesa's layer in the chain between validation and the
+# virtual display; lowlat saw the extension enabled and gave the swapchain the wait point
+# "anti-lag" (said once); the summary counts every input call after the first present, all paced
+# where lowlat's cap rules and none where the app's lower maxFPS does (with the one line saying so:
+# no second cap); the game thread's own frame starts run at EXPECT_FPS (+3%, -10%); where lowlat
+# paces, each frame starts after lowlat released it and within 1 ms at the median (Mesa's own
+# delay after lowlat's has nothing left to wait for at lowlat's cap).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dxvk_lib.sh" # frame_start_fps
+
+app=$1 manifest=$2 mode=$3 cap=$4 max_fps=$5 expect=$6
+name=anti-lag-$mode-$cap-$max_fps
+frames=200
+
+found=
+IFS=: read -ra dirs <<<"${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+for dir in "${dirs[@]}" /etc; do
+	[ ! -e "$dir/vulkan/implicit_layer.d/VkLayer_MESA_anti_lag.json" ] || found=1
+done
+if [ -z "$found" ]; then
+	echo "$name: skipped: Mesa's anti-lag layer (VkLayer_MESA_anti_lag.json) is not installed"
+	exit 77
+fi
+
+export LOWLAT_FPS=$cap LOWLAT_LOG=1 LOWLAT_LOG_DIR="$e2e_tmp/$name.logs"
+export VK_ADD_LAYER_PATH="$manifest" LOWLAT_VDISPLAY_HZ=144
+export E2E_LAYERS_UNDER=VK_LAYER_MESA_anti_lag:VK_LAYER_LOWLAT_vdisplay
+export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+
+run_validated "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
+out="$e2e_tmp/$name.out"
+grep '^latency_sleep: ' "$out"
+order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
+[[ $order == *VK_LAYER_LOWLAT_vdisplay*VK_LAYER_MESA_anti_lag*VK_LAYER_KHRONOS_validation*VK_LAYER_LOWLAT_limiter* ]] ||
+	fail "$name: expected lowlat > validation > Mesa anti-lag > virtual display, the loader inserted (bottom up): $order"
+grep -qF 'lowlat: VK_AMD_anti_lag enabled by the app' "$out" || fail "$name: lowlat did not see VK_AMD_anti_lag enabled"
+[ "$(grep -c 'lowlat: swapchain 64x64: wait point "anti-lag"' "$out")" = 1 ] ||
+	fail "$name: the swapchain did not get the wait point \"anti-lag\", said once"
+
+# The first input call comes before any present: no swapchain to pace yet.
+calls=$((frames - 1))
+[ "$mode" != antilag-off ] || calls=$((frames / 2 - 1))
+paced=$calls
+app_rules=
+if [ "$max_fps" != 0 ] && [ "$max_fps" -lt "$cap" ]; then
+	paced=0 app_rules=1
+fi
+summary=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1)
+[[ $summary == *"wait point \"anti-lag\": $calls sleeps, $paced paced"* ]] ||
+	fail "$name: lowlat's summary does not count $calls input calls, $paced paced: $summary"
+if [ "$max_fps" != 0 ]; then
+	want="lowlat's lower cap is the one limiter"
+	[ -z "$app_rules" ] || want="lowlat adds no cap of its own"
+	grep -q "the app limits its own frame rate (maxFPS $max_fps); $want" "$out" ||
+		fail "$name: no line saying which of the two limiters rules ($want)"
+fi
+if [ "$mode" = antilag-off ]; then
+	grep -q 'lowlat: swapchain 64x64: wait point "present" again (the app turned anti-lag off)' "$out" ||
+		fail "$name: lowlat did not give the wait back to the present when the app turned anti-lag off"
+fi
+
+game=$(frame_start_fps "$e2e_tmp/$name.starts")
+echo "$name: the game thread ran at $game fps, expected $expect"
+awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.90) }' ||
+	fail "$name: the game thread ran at $game fps, not $expect"
+
+[ "$mode" = antilag ] && [ -z "$app_rules" ] || exit 0
+# Release to frame start: the log's row for present k carries the input call's wait before frame k.
+python3 - "$e2e_tmp/$name.starts" "$e2e_tmp/$name.logs" 1 "$name" <<'PY' || fail "$name: frames do not start at lowlat's release"
+import csv, glob, statistics, sys
+starts = [int(line) for line in open(sys.argv[1])]
+logs = glob.glob(sys.argv[2] + "/*.csv")
+rows = list(csv.reader(line for line in open(logs[0]) if not line.startswith("#")))
+col = rows[0].index("wait_end_ns")
+ends = [int(row[col]) for row in rows[1:]]
+assert len(ends) == len(starts), f"{len(ends)} presents logged for {len(starts)} frames"
+gaps = [(starts[i] - ends[i]) / 1e6 for i in range(10, len(starts))]
+med = statistics.median(gaps)
+print(f"{sys.argv[4]}: a frame starts {med:.3f} ms (median; min {min(gaps):.3f}, max {max(gaps):.3f}) after lowlat's release")
+if min(gaps) < 0:
+    sys.exit("a frame started before lowlat released it")
+if med > float(sys.argv[3]):
+    sys.exit(f"median {med:.3f} ms above {sys.argv[3]} ms")
+PY
