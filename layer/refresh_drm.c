@@ -1,0 +1,278 @@
+/* refresh_drm.c — the DRM refresh source: the refresh clock of the CRTC driving the screen, read
+ * through libdrm from the primary node (/dev/dri/card*) without DRM master.
+ *
+ * Everything used is allowed to any client of a primary node (the kernel's drm_ioctl.c lists these
+ * ioctls without DRM_MASTER): DRM_IOCTL_MODE_GETRESOURCES, _GETCRTC and _OBJ_GETPROPERTIES for the
+ * mode, DRM_IOCTL_CRTC_GET_SEQUENCE (Linux 4.15) for the latest vblank's number and CLOCK_MONOTONIC
+ * time, and on older kernels DRM_IOCTL_WAIT_VBLANK with DRM_VBLANK_RELATIVE and sequence 0, which
+ * returns at once with the latest vblank (microsecond times). None of them waits.
+ *
+ * Master: the first process to open a primary node while no one holds master becomes master
+ * (drm_open_helper), whatever the open mode. A compositor or X server running holds it; but a game
+ * started from a text console, or a node of a second GPU that drives no display, would make our fd
+ * master and lock the real display server out of it. So a node we opened as master drops it at
+ * once (allowed to the fd that got it), or is closed if it cannot.
+ *
+ * Which CRTC: Vulkan does not say which screen a window is on, so with one active CRTC (over all
+ * cards) it is that one; with several (two monitors) the one with the highest refresh rate, said
+ * once per process. The fast monitor is where games run in the usual setup (a 144 Hz screen next to
+ * a 60 Hz one), and where the choice is wrong the releases land at an arbitrary phase of the real
+ * screen: what the "cpu" level does anyway. Mirrored or equal screens keep the first. A CRTC with
+ * variable refresh on (its VRR_ENABLED property) has no fixed grid and is not chosen.
+ */
+#include "refresh_drm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#include "message.h"
+
+/* Nodes and CRTCs looked at: more cards or screens than any machine has. */
+#define CARDS_MAX      16
+#define CANDIDATES_MAX 16
+
+struct candidate {
+	int fd;
+	unsigned card;
+	uint32_t crtc_id, crtc_index;
+	int64_t period_ns;
+	uint32_t width, height;
+	bool vrr;
+};
+
+/* "card" and digits: a primary node (render nodes, renderD*, have no modesetting ioctls). */
+static bool card_number(const char *name, unsigned *n)
+{
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, "card", 4) || name[4] < '0' || name[4] > '9')
+		return false;
+	v = strtoul(name + 4, &end, 10);
+	if (*end || v > 255)
+		return false;
+	*n = (unsigned)v;
+	return true;
+}
+
+static int compare_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Opens a primary node the way libdrm does (read-write), read-only when that is refused (reading
+ * modes and vblanks needs no write access), checks that its vblank times are CLOCK_MONOTONIC (always
+ * so since Linux 4.x; the capability says), and never keeps master. -1 with why on failure. */
+static int open_node(const char *path, unsigned card, char *why, size_t why_size)
+{
+	uint64_t monotonic = 0;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, why_size, "cannot open %s (%s)", path, strerror(errno));
+		return -1;
+	}
+	if (drmGetCap(fd, DRM_CAP_TIMESTAMP_MONOTONIC, &monotonic)) {
+		snprintf(why, why_size, "card%u answers no DRM ioctl (%s)", card, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!monotonic) {
+		snprintf(why, why_size, "card%u's vblank times are not CLOCK_MONOTONIC", card);
+		close(fd);
+		return -1;
+	}
+	if (drmIsMaster(fd) && drmDropMaster(fd)) {
+		snprintf(why, why_size, "opening card%u made lowlat DRM master and it could not drop it",
+		         card);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The CRTC's VRR_ENABLED property (absent on drivers without variable refresh). */
+static bool crtc_vrr(int fd, uint32_t crtc_id)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, crtc_id, DRM_MODE_OBJECT_CRTC);
+	bool vrr = false;
+
+	for (uint32_t i = 0; props && i < props->count_props; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+		if (p && !strcmp(p->name, "VRR_ENABLED"))
+			vrr = props->prop_values[i] != 0;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return vrr;
+}
+
+/* Reads the latest vblank of a CRTC: DRM_IOCTL_CRTC_GET_SEQUENCE, else (a kernel before 4.15)
+ * DRM_IOCTL_WAIT_VBLANK asking for the current one. */
+static bool read_vblank(int fd, uint32_t crtc_id, uint32_t crtc_index, struct lowlat_refresh_sample *out)
+{
+	struct drm_crtc_get_sequence q = {.crtc_id = crtc_id};
+
+	if (!drmIoctl(fd, DRM_IOCTL_CRTC_GET_SEQUENCE, &q)) {
+		/* An inactive CRTC (DPMS off) has no refreshes: its last time is stale. */
+		if (!q.active || q.sequence_ns <= 0)
+			return false;
+		out->vblank_ns = q.sequence_ns;
+		out->sequence = q.sequence;
+		return true;
+	}
+	if (errno != EINVAL && errno != ENOTTY && errno != EOPNOTSUPP)
+		return false;
+	drmVBlank vbl = {.request = {.type = DRM_VBLANK_RELATIVE, .sequence = 0}};
+	if (crtc_index == 1)
+		vbl.request.type |= DRM_VBLANK_SECONDARY;
+	else if (crtc_index > 1)
+		vbl.request.type |= (crtc_index << DRM_VBLANK_HIGH_CRTC_SHIFT) & DRM_VBLANK_HIGH_CRTC_MASK;
+	if (drmWaitVBlank(fd, &vbl) || vbl.reply.tval_sec <= 0)
+		return false;
+	out->vblank_ns = (int64_t)vbl.reply.tval_sec * 1000000000 + (int64_t)vbl.reply.tval_usec * 1000;
+	out->sequence = vbl.reply.sequence;
+	return true;
+}
+
+/* The active CRTCs of one node that answer a vblank read, appended to c (up to CANDIDATES_MAX). */
+static void scan_node(int fd, unsigned card, struct candidate *c, unsigned *count, char *why, size_t why_size)
+{
+	drmModeRes *res = drmModeGetResources(fd);
+
+	if (!res) {
+		snprintf(why, why_size, "card%u has no display (not a modesetting device)", card);
+		return;
+	}
+	bool active = false;
+	for (int i = 0; i < res->count_crtcs && *count < CANDIDATES_MAX; i++) {
+		drmModeCrtc *crtc = drmModeGetCrtc(fd, res->crtcs[i]);
+		struct lowlat_refresh_sample probe;
+
+		if (crtc && crtc->mode_valid) {
+			active = true;
+			const drmModeModeInfo *m = &crtc->mode;
+			int64_t period = lowlat_mode_period_ns(m->clock, m->htotal, m->vtotal,
+			                                       m->flags & DRM_MODE_FLAG_INTERLACE,
+			                                       m->flags & DRM_MODE_FLAG_DBLSCAN, m->vscan);
+			if (period > 0 && read_vblank(fd, crtc->crtc_id, (uint32_t)i, &probe))
+				c[(*count)++] = (struct candidate){.fd = fd,
+				                                   .card = card,
+				                                   .crtc_id = crtc->crtc_id,
+				                                   .crtc_index = (uint32_t)i,
+				                                   .period_ns = period,
+				                                   .width = m->hdisplay,
+				                                   .height = m->vdisplay,
+				                                   .vrr = crtc_vrr(fd, crtc->crtc_id)};
+			else
+				snprintf(why, why_size, "card%u CRTC %u reports no vblank times", card,
+				         crtc->crtc_id);
+		}
+		drmModeFreeCrtc(crtc);
+	}
+	if (!active)
+		snprintf(why, why_size, "no active CRTC (no screen lit) on card%u", card);
+	drmModeFreeResources(res);
+}
+
+static double hz_of(int64_t period_ns)
+{
+	return 1e9 / (double)period_ns;
+}
+
+/* Several screens: said once per process, whichever swapchain found them first. */
+static void tell_choice(const struct candidate *c, unsigned count, const struct candidate *chosen)
+{
+	static atomic_flag told = ATOMIC_FLAG_INIT;
+	char list[256] = "";
+	size_t len = 0;
+
+	if (lowlat_verbosity() < 1 || atomic_flag_test_and_set(&told))
+		return;
+	for (unsigned i = 0; i < count && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%scard%u CRTC %u %ux%u at %.3f Hz%s",
+		                        i ? ", " : "", c[i].card, c[i].crtc_id, c[i].width, c[i].height,
+		                        hz_of(c[i].period_ns), c[i].vrr ? " (variable refresh)" : "");
+	lowlat_msg("%u screens are lit (%s); the \"drm\" pacing level follows the fastest with a fixed "
+	           "refresh, card%u CRTC %u (Vulkan does not say which one a window is on)",
+	           count, list, chosen->card, chosen->crtc_id);
+}
+
+bool lowlat_drm_open(struct lowlat_refresh_source *s, const char *dir, char *why, size_t why_size)
+{
+	unsigned cards[CARDS_MAX], card_count = 0, count = 0;
+	struct candidate c[CANDIDATES_MAX];
+	int fds[CARDS_MAX];
+	const struct candidate *chosen = NULL;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		snprintf(why, why_size, "no %s (%s)", dir, strerror(errno));
+		return false;
+	}
+	while ((e = readdir(d)) && card_count < CARDS_MAX)
+		if (card_number(e->d_name, &cards[card_count]))
+			card_count++;
+	closedir(d);
+	if (!card_count) {
+		snprintf(why, why_size, "no DRM primary node (card*) in %s", dir);
+		return false;
+	}
+	qsort(cards, card_count, sizeof(cards[0]), compare_unsigned);
+	for (unsigned i = 0; i < card_count; i++) {
+		char path[4096 + 16];
+
+		snprintf(path, sizeof(path), "%s/card%u", dir, cards[i]);
+		fds[i] = open_node(path, cards[i], why, why_size);
+		if (fds[i] >= 0)
+			scan_node(fds[i], cards[i], c, &count, why, why_size);
+	}
+	/* The highest refresh among the CRTCs with a fixed one; the first of equals. */
+	for (unsigned i = 0; i < count; i++)
+		if (!c[i].vrr && (!chosen || c[i].period_ns < chosen->period_ns))
+			chosen = &c[i];
+	if (!chosen && count)
+		snprintf(why, why_size, "the screen runs variable refresh (card%u CRTC %u VRR_ENABLED)",
+		         c[0].card, c[0].crtc_id);
+	if (chosen && count > 1)
+		tell_choice(c, count, chosen);
+	for (unsigned i = 0; i < card_count; i++)
+		if (fds[i] >= 0 && (!chosen || fds[i] != chosen->fd))
+			close(fds[i]);
+	if (!chosen)
+		return false;
+	s->kind = LOWLAT_REFRESH_DRM;
+	s->fd = chosen->fd;
+	s->crtc_id = chosen->crtc_id;
+	s->crtc_index = chosen->crtc_index;
+	s->mode_period_ns = chosen->period_ns;
+	snprintf(s->name, sizeof(s->name), "DRM card%u CRTC %u, %ux%u at %.3f Hz", chosen->card,
+	         chosen->crtc_id, chosen->width, chosen->height, hz_of(chosen->period_ns));
+	return true;
+}
+
+bool lowlat_drm_read(struct lowlat_refresh_source *s, struct lowlat_refresh_sample *out)
+{
+	if (!read_vblank(s->fd, s->crtc_id, s->crtc_index, out))
+		return false;
+	out->period_ns = s->mode_period_ns;
+	return true;
+}
+
+void lowlat_drm_close(struct lowlat_refresh_source *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
