@@ -19,7 +19,9 @@
  * frame's target minus the predicted frame-start-to-ready time. Targets go only into FIFO,
  * FIFO_RELAXED and FIFO_LATEST_READY presents (the spec allows no others), only when every
  * swapchain of the call has the present-timing flag, and never when the app chains its own
- * VkPresentTimingsInfoEXT. Anything else is paced on the CPU clock as before ("cpu").
+ * VkPresentTimingsInfoEXT. A swapchain without present timing may still be paced on the screen's
+ * refresh clock ("drm", present_refresh.c: releases on a refresh source's grid, no targets);
+ * anything else is paced on the CPU clock as before ("cpu"). pacing_level_choose picks the level.
  *
  * Settings come from the config module (config.h): each swapchain keeps a copy and refreshes it at
  * its presents when the process's config changed (a file reload, `lowlat ctl`). The present log

@@ -31,7 +31,7 @@
 /* One reading of a source. */
 struct lowlat_refresh_sample {
 	int64_t period_ns; /* refresh period, 0: unknown or variable refresh */
-	int64_t vblank_ns; /* CLOCK_MONOTONIC start of a recent refresh, at or before the read */
+	int64_t vblank_ns; /* CLOCK_MONOTONIC start of a recent refresh (where a new image latches) */
 	uint64_t sequence; /* that refresh's number, counting up by one per refresh */
 };
 
@@ -43,10 +43,12 @@ enum lowlat_refresh_kind {
 
 struct lowlat_refresh_source {
 	enum lowlat_refresh_kind kind;
-	/* DRM: the open primary node, the CRTC chosen and its mode's period. */
+	/* DRM: the open primary node, the CRTC chosen, its mode's period, and how long before the
+	 * kernel's vblank timestamp (the end of vertical blanking, the first line's scan-out) a flip
+	 * latches (at its start): the vertical blanking, (vtotal - vdisplay) lines. */
 	int fd;
 	uint32_t crtc_id, crtc_index;
-	int64_t mode_period_ns;
+	int64_t mode_period_ns, blanking_ns;
 	/* fixed: the rate in millihertz (as the virtual display takes it). */
 	int64_t rate_mhz;
 	/* What it is, for the pacing-level line: "DRM card0 CRTC 51, 2560x1440 at 143.912 Hz". */
