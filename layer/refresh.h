@@ -4,7 +4,7 @@
  * A source answers two things, without blocking: the refresh period (0 when unknown or variable)
  * and the CLOCK_MONOTONIC time of a recent vblank (the start of a refresh). Two kinds, one tagged
  * struct (no allocation, no function pointers to go stale):
- *  - DRM (refresh_drm.c): the active CRTC of /dev/dri/card*, read through libdrm without DRM
+ *  - DRM (refresh_drm.c): the active CRTC of /dev/dri/card*, read with DRM ioctls without DRM
  *    master: the period from its mode's timings, the vblank from DRM_IOCTL_CRTC_GET_SEQUENCE.
  *  - fixed (refresh.c): an ideal display at a given rate whose refresh k starts at
  *    k * 1e12 / rate_mHz ns, the virtual display's grid (tests/vdisplay). A test and debug hook,

@@ -30,15 +30,20 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
-#include <xf86drm.h>
-#include <xf86drmMode.h>
+
+#include <drm.h>
+#include <drm_mode.h>
 
 #include "message.h"
 
-/* Nodes and CRTCs looked at: more cards or screens than any machine has. */
+/* Nodes and CRTCs looked at: more cards or screens than any machine has; properties of a CRTC
+ * (a few dozen at most: gamma, VRR, color management). */
 #define CARDS_MAX      16
 #define CANDIDATES_MAX 16
+#define CRTCS_MAX      32
+#define PROPS_MAX      64
 
 struct candidate {
 	int fd;
@@ -48,6 +53,17 @@ struct candidate {
 	uint32_t width, height;
 	bool vrr;
 };
+
+/* An ioctl retried when a signal interrupted it, as libdrm's drmIoctl does. 0 or -1 with errno. */
+static int drm_ioctl(int fd, unsigned long request, void *arg)
+{
+	int ret;
+
+	do
+		ret = ioctl(fd, request, arg);
+	while (ret == -1 && (errno == EINTR || errno == EAGAIN));
+	return ret;
+}
 
 /* "card" and digits: a primary node (render nodes, renderD*, have no modesetting ioctls). */
 static bool card_number(const char *name, unsigned *n)
@@ -70,12 +86,21 @@ static int compare_unsigned(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether the fd is DRM master: AUTH_MAGIC is refused with EACCES to anyone else (libdrm's
+ * drmIsMaster asks the same way). */
+static bool is_master(int fd)
+{
+	struct drm_auth auth = {.magic = 0};
+
+	return drm_ioctl(fd, DRM_IOCTL_AUTH_MAGIC, &auth) == 0 || errno != EACCES;
+}
+
 /* Opens a primary node the way libdrm does (read-write), read-only when that is refused (reading
  * modes and vblanks needs no write access), checks that its vblank times are CLOCK_MONOTONIC (always
  * so since Linux 4.x; the capability says), and never keeps master. -1 with why on failure. */
 static int open_node(const char *path, unsigned card, char *why, size_t why_size)
 {
-	uint64_t monotonic = 0;
+	struct drm_get_cap cap = {.capability = DRM_CAP_TIMESTAMP_MONOTONIC};
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0 && (errno == EACCES || errno == EPERM))
@@ -84,17 +109,17 @@ static int open_node(const char *path, unsigned card, char *why, size_t why_size
 		snprintf(why, why_size, "cannot open %s (%s)", path, strerror(errno));
 		return -1;
 	}
-	if (drmGetCap(fd, DRM_CAP_TIMESTAMP_MONOTONIC, &monotonic)) {
+	if (drm_ioctl(fd, DRM_IOCTL_GET_CAP, &cap)) {
 		snprintf(why, why_size, "card%u answers no DRM ioctl (%s)", card, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if (!monotonic) {
+	if (!cap.value) {
 		snprintf(why, why_size, "card%u's vblank times are not CLOCK_MONOTONIC", card);
 		close(fd);
 		return -1;
 	}
-	if (drmIsMaster(fd) && drmDropMaster(fd)) {
+	if (is_master(fd) && drm_ioctl(fd, DRM_IOCTL_DROP_MASTER, NULL)) {
 		snprintf(why, why_size, "opening card%u made lowlat DRM master and it could not drop it",
 		         card);
 		close(fd);
@@ -106,23 +131,30 @@ static int open_node(const char *path, unsigned card, char *why, size_t why_size
 /* The CRTC's VRR_ENABLED property (absent on drivers without variable refresh). */
 static bool crtc_vrr(int fd, uint32_t crtc_id)
 {
-	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, crtc_id, DRM_MODE_OBJECT_CRTC);
-	bool vrr = false;
+	uint32_t ids[PROPS_MAX];
+	uint64_t values[PROPS_MAX];
+	struct drm_mode_obj_get_properties props = {.props_ptr = (uint64_t)(uintptr_t)ids,
+	                                            .prop_values_ptr = (uint64_t)(uintptr_t)values,
+	                                            .count_props = PROPS_MAX,
+	                                            .obj_id = crtc_id,
+	                                            .obj_type = DRM_MODE_OBJECT_CRTC};
 
-	for (uint32_t i = 0; props && i < props->count_props; i++) {
-		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
-		if (p && !strcmp(p->name, "VRR_ENABLED"))
-			vrr = props->prop_values[i] != 0;
-		drmModeFreeProperty(p);
+	if (drm_ioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES, &props))
+		return false;
+	for (uint32_t i = 0; i < props.count_props && i < PROPS_MAX; i++) {
+		/* Counts of 0: the name only, no values or enum entries copied. */
+		struct drm_mode_get_property p = {.prop_id = ids[i]};
+		if (!drm_ioctl(fd, DRM_IOCTL_MODE_GETPROPERTY, &p) &&
+		    !strncmp(p.name, "VRR_ENABLED", sizeof(p.name)))
+			return values[i] != 0;
 	}
-	drmModeFreeObjectProperties(props);
-	return vrr;
+	return false;
 }
 
 /* The vertical blanking of a mode, in ns: the kernel stamps a vblank at its end (the first line's
  * scan-out, drm_vblank.c), a flip latches at its start; at 120 Hz on 1080p (45 of 1125 lines)
  * 0.33 ms. */
-static int64_t blanking_ns(const drmModeModeInfo *m, int64_t period_ns)
+static int64_t blanking_ns(const struct drm_mode_modeinfo *m, int64_t period_ns)
 {
 	if (m->vtotal <= m->vdisplay)
 		return 0;
@@ -135,7 +167,7 @@ static bool read_vblank(int fd, uint32_t crtc_id, uint32_t crtc_index, struct lo
 {
 	struct drm_crtc_get_sequence q = {.crtc_id = crtc_id};
 
-	if (!drmIoctl(fd, DRM_IOCTL_CRTC_GET_SEQUENCE, &q)) {
+	if (!drm_ioctl(fd, DRM_IOCTL_CRTC_GET_SEQUENCE, &q)) {
 		/* An inactive CRTC (DPMS off) has no refreshes: its last time is stale. */
 		if (!q.active || q.sequence_ns <= 0)
 			return false;
@@ -145,12 +177,12 @@ static bool read_vblank(int fd, uint32_t crtc_id, uint32_t crtc_index, struct lo
 	}
 	if (errno != EINVAL && errno != ENOTTY && errno != EOPNOTSUPP)
 		return false;
-	drmVBlank vbl = {.request = {.type = DRM_VBLANK_RELATIVE, .sequence = 0}};
+	union drm_wait_vblank vbl = {.request = {.type = _DRM_VBLANK_RELATIVE, .sequence = 0}};
 	if (crtc_index == 1)
-		vbl.request.type |= DRM_VBLANK_SECONDARY;
+		vbl.request.type |= _DRM_VBLANK_SECONDARY;
 	else if (crtc_index > 1)
-		vbl.request.type |= (crtc_index << DRM_VBLANK_HIGH_CRTC_SHIFT) & DRM_VBLANK_HIGH_CRTC_MASK;
-	if (drmWaitVBlank(fd, &vbl) || vbl.reply.tval_sec <= 0)
+		vbl.request.type |= (crtc_index << _DRM_VBLANK_HIGH_CRTC_SHIFT) & _DRM_VBLANK_HIGH_CRTC_MASK;
+	if (drm_ioctl(fd, DRM_IOCTL_WAIT_VBLANK, &vbl) || vbl.reply.tval_sec <= 0)
 		return false;
 	out->vblank_ns = (int64_t)vbl.reply.tval_sec * 1000000000 + (int64_t)vbl.reply.tval_usec * 1000;
 	out->sequence = vbl.reply.sequence;
@@ -160,42 +192,43 @@ static bool read_vblank(int fd, uint32_t crtc_id, uint32_t crtc_index, struct lo
 /* The active CRTCs of one node that answer a vblank read, appended to c (up to CANDIDATES_MAX). */
 static void scan_node(int fd, unsigned card, struct candidate *c, unsigned *count, char *why, size_t why_size)
 {
-	drmModeRes *res = drmModeGetResources(fd);
+	uint32_t crtcs[CRTCS_MAX];
+	/* One call: the CRTC ids up to our room (the kernel counts all and copies what fits), no
+	 * framebuffers, connectors or encoders. */
+	struct drm_mode_card_res res = {.crtc_id_ptr = (uint64_t)(uintptr_t)crtcs, .count_crtcs = CRTCS_MAX};
+	bool active = false;
 
-	if (!res) {
+	if (drm_ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES, &res)) {
 		snprintf(why, why_size, "card%u has no display (not a modesetting device)", card);
 		return;
 	}
-	bool active = false;
-	for (int i = 0; i < res->count_crtcs && *count < CANDIDATES_MAX; i++) {
-		drmModeCrtc *crtc = drmModeGetCrtc(fd, res->crtcs[i]);
+	for (uint32_t i = 0; i < res.count_crtcs && i < CRTCS_MAX && *count < CANDIDATES_MAX; i++) {
+		struct drm_mode_crtc crtc = {.crtc_id = crtcs[i]};
 		struct lowlat_refresh_sample probe;
 
-		if (crtc && crtc->mode_valid) {
-			active = true;
-			const drmModeModeInfo *m = &crtc->mode;
-			int64_t period = lowlat_mode_period_ns(m->clock, m->htotal, m->vtotal,
-			                                       m->flags & DRM_MODE_FLAG_INTERLACE,
-			                                       m->flags & DRM_MODE_FLAG_DBLSCAN, m->vscan);
-			if (period > 0 && read_vblank(fd, crtc->crtc_id, (uint32_t)i, &probe))
-				c[(*count)++] = (struct candidate){.fd = fd,
-				                                   .card = card,
-				                                   .crtc_id = crtc->crtc_id,
-				                                   .crtc_index = (uint32_t)i,
-				                                   .period_ns = period,
-				                                   .blanking_ns = blanking_ns(m, period),
-				                                   .width = m->hdisplay,
-				                                   .height = m->vdisplay,
-				                                   .vrr = crtc_vrr(fd, crtc->crtc_id)};
-			else
-				snprintf(why, why_size, "card%u CRTC %u reports no vblank times (is it off?)",
-				         card, crtc->crtc_id);
-		}
-		drmModeFreeCrtc(crtc);
+		if (drm_ioctl(fd, DRM_IOCTL_MODE_GETCRTC, &crtc) || !crtc.mode_valid)
+			continue;
+		active = true;
+		const struct drm_mode_modeinfo *m = &crtc.mode;
+		int64_t period = lowlat_mode_period_ns(m->clock, m->htotal, m->vtotal,
+		                                       m->flags & DRM_MODE_FLAG_INTERLACE,
+		                                       m->flags & DRM_MODE_FLAG_DBLSCAN, m->vscan);
+		if (period > 0 && read_vblank(fd, crtc.crtc_id, i, &probe))
+			c[(*count)++] = (struct candidate){.fd = fd,
+			                                   .card = card,
+			                                   .crtc_id = crtc.crtc_id,
+			                                   .crtc_index = i,
+			                                   .period_ns = period,
+			                                   .blanking_ns = blanking_ns(m, period),
+			                                   .width = m->hdisplay,
+			                                   .height = m->vdisplay,
+			                                   .vrr = crtc_vrr(fd, crtc.crtc_id)};
+		else
+			snprintf(why, why_size, "card%u CRTC %u reports no vblank times (is it off?)", card,
+			         crtc.crtc_id);
 	}
 	if (!active)
 		snprintf(why, why_size, "no active CRTC (no screen lit) on card%u", card);
-	drmModeFreeResources(res);
 }
 
 static double hz_of(int64_t period_ns)

@@ -1,6 +1,6 @@
 /* refresh_drm.h — the DRM refresh source (refresh_drm.c), behind refresh.h's lowlat_refresh_open.
  *
- * Built only with libdrm (meson option `drm`, auto: on when libdrm is found); without it these are
+ * Built only with libdrm's headers (meson option `drm`, auto: on when found); without them these are
  * static-inline stubs saying so, so the "drm" pacing level is compiled out with that reason and
  * callers carry no #ifdef.
  */
