@@ -17,7 +17,8 @@ Asserts, from the display's truth log and lowlat's output and present log:
   its vblank restarts the grid from the refresh it makes); at another cap (the time grid, 50 fps
   on 120 Hz) r = hz/fps apart on average;
 - each frame is shown on the refresh lowlat planned for it unless it was not ready by then (a
-  frame ready by its vblank but shown on another is a wrong phase, not a slow machine);
+  frame ready by its vblank but shown on another is a wrong phase, not a slow machine), and no
+  more than 2% miss it after a release more than 2 ms later than planned (vblank - lead);
 - at least 1 - --max-off of the frames after --warmup are shown for exactly n refreshes (time
   grid: floor(r) or ceil(r)), a loose bound: the level cannot see the GPU work after a present.
 
@@ -40,6 +41,9 @@ import vdlog  # noqa: E402
 from e2e_lowlat import SKIP, Fail, Skip, check_run, lowlat_env  # noqa: E402
 
 WITHHOLD = "VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2"
+# How late a release may wake before a miss is lowlat's: sleeps on this shared VM overshoot up to
+# ~1.3 ms at p99.9 (FACTS.md); 2 ms. More than 2% of the frames missing that way fails the test.
+RELEASE_SLACK_NS = 2_000_000
 
 
 def run_once(args, attempt):
@@ -58,7 +62,8 @@ def run_once(args, attempt):
         return SKIP, str(e), tmp
 
     levels = [ln for ln in lines if "pacing level" in ln]
-    want = re.compile(r'lowlat: swapchain \d+x\d+: pacing level "drm" \(fallback from "timing": .+; the refresh '
+    want = re.compile(r'lowlat: swapchain \d+x\d+: pacing level "drm" \(fallback from "timing": the device lacks '
+                      r'VK_EXT_present_timing; the refresh '
                       r'clock of LOWLAT_REFRESH_SOURCE fixed, [0-9.]+ Hz from time 0\)$')
     if len(levels) != 1 or not want.match(levels[0]):
         raise Fail(f"expected one 'pacing level \"drm\"' line naming the fixed source, got {levels}")
@@ -119,7 +124,7 @@ def run_once(args, attempt):
             restarts += 1
     # Each frame on the refresh lowlat planned, unless it was not ready by then (or, FIFO showing one
     # request per refresh, the frame before it, late, took that refresh).
-    on_plan = late = early = 0
+    on_plan = late = early = late_releases = 0
     for (ra, qa), (rb, qb) in zip(judged, judged[1:]):
         planned = refresh_of(int(rb["target_ns"]))
         got = qb["refresh"] if qb["event"] == "shown" else None
@@ -139,12 +144,21 @@ def run_once(args, attempt):
                           f"{'shown on ' + str(got) if got is not None else qb['event']}")
         else:
             late += 1
+            # Late because lowlat released it late (its release is when the present before it
+            # returned), not because it took longer than the lead: a wrong phase would look like
+            # a slow machine otherwise.
+            release_late = int(rb["frame_start_ns"]) - (int(rb["target_ns"]) - int(rb["predicted_ready_ns"]))
+            if release_late > RELEASE_SLACK_NS:
+                late_releases += 1
     # On the time grid the planned vblanks follow the cap: floor(r) or ceil(r) refreshes apart, r on
     # average (never faster than the cap; 5% slower at most, for frames that missed their plan).
     span = refresh_of(int(judged[-1][0]["target_ns"])) - refresh_of(int(judged[0][0]["target_ns"]))
     mean_step = span / (len(judged) - 1)
     if not n and not r * 0.995 <= mean_step <= r * 1.05:
         errors.append(f"planned vblanks {mean_step:.3f} refreshes apart on average, for a cap of {r:.3f}")
+    if late_releases > 0.02 * len(judged):
+        errors.append(f"{late_releases} frames missed their planned refresh after a release more than "
+                      f"{RELEASE_SLACK_NS / 1e6} ms later than planned (vblank - lead)")
     if errors:
         raise Fail("; ".join(errors[:5]))
     shown = [q for _, q in judged if q["event"] == "shown"]
@@ -153,7 +167,8 @@ def run_once(args, attempt):
     exact = sum(1 for d in durations if d in want)
     off = 1 - exact / len(durations)
     leads = sorted(int(r["predicted_ready_ns"]) for r, _ in judged)
-    print(f"{on_plan} of {len(judged) - 1} frames shown on the refresh lowlat planned, {late} not ready by it, "
+    print(f"{on_plan} of {len(judged) - 1} frames shown on the refresh lowlat planned, {late} not ready by it "
+          f"({late_releases} of them released late), "
           f"{early} ready a refresh early; "
           f"{exact} of {len(durations)} shown {' or '.join(map(str, sorted(want)))} refreshes ({off * 100:.2f}% off); "
           f"planned steps {dict(sorted(steps.items()))}, {mean_step:.3f} on average; {restarts} grid restarts; "
