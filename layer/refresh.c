@@ -65,6 +65,16 @@ int64_t lowlat_fixed_vblank_ns(int64_t rate_mhz, int64_t t_ns, uint64_t *k_out)
 	return start;
 }
 
+int lowlat_refresh_choose(const int64_t *period_ns, const bool *vrr, unsigned count)
+{
+	int chosen = -1;
+
+	for (unsigned i = 0; i < count; i++)
+		if (!vrr[i] && period_ns[i] > 0 && (chosen < 0 || period_ns[i] < period_ns[chosen]))
+			chosen = (int)i;
+	return chosen;
+}
+
 enum lowlat_refresh_update lowlat_refresh_grid_note(struct lowlat_refresh_grid *g,
                                                     const struct lowlat_refresh_sample *s)
 {

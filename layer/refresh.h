@@ -76,6 +76,11 @@ void lowlat_refresh_close(struct lowlat_refresh_source *s);
 int64_t lowlat_mode_period_ns(uint32_t clock_khz, uint32_t htotal, uint32_t vtotal, bool interlace,
                               bool dblscan, uint32_t vscan);
 
+/* Which of several lit screens (CRTCs, periods in ns, vrr: variable refresh on) the DRM source
+ * follows: the highest refresh among those with a fixed one, the first of equals (refresh_drm.c
+ * says why). -1 when none has a fixed refresh. */
+int lowlat_refresh_choose(const int64_t *period_ns, const bool *vrr, unsigned count);
+
 /* The ideal display at rate_mhz: the start of the latest refresh at or before t_ns (t_ns >= 0), its
  * number in *k, on the grid refresh k = floor(k * 1e12 / rate_mhz) ns (tests/vdisplay/scanout.c).
  * Exact without 128-bit arithmetic, for 32-bit builds. */

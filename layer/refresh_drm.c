@@ -284,10 +284,15 @@ bool lowlat_drm_open(struct lowlat_refresh_source *s, const char *dir, char *why
 		if (fds[i] >= 0)
 			scan_node(fds[i], cards[i], c, &count, why, why_size);
 	}
-	/* The highest refresh among the CRTCs with a fixed one; the first of equals. */
-	for (unsigned i = 0; i < count; i++)
-		if (!c[i].vrr && (!chosen || c[i].period_ns < chosen->period_ns))
-			chosen = &c[i];
+	int64_t periods[CANDIDATES_MAX];
+	bool vrr[CANDIDATES_MAX];
+	for (unsigned i = 0; i < count; i++) {
+		periods[i] = c[i].period_ns;
+		vrr[i] = c[i].vrr;
+	}
+	int pick = lowlat_refresh_choose(periods, vrr, count);
+	if (pick >= 0)
+		chosen = &c[pick];
 	if (!chosen && count)
 		snprintf(why, why_size, "the screen runs variable refresh (card%u CRTC %u VRR_ENABLED)",
 		         c[0].card, c[0].crtc_id);

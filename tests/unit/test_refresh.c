@@ -1,5 +1,6 @@
 /* test_refresh — the refresh sources' pure part (layer/refresh.c): a mode's period, the ideal
- * display's grid, the grid kept from vblank samples, and which source LOWLAT_REFRESH_SOURCE names.
+ * display's grid, which lit screen the DRM source follows, the grid kept from vblank samples, and
+ * which source LOWLAT_REFRESH_SOURCE names.
  * Built twice: without libdrm (the DRM source compiled out), and with refresh_drm.c (argv[1] =
  * "drm"), where it checks the DRM source's answers on machines without a screen. */
 #include <stdlib.h>
@@ -55,6 +56,19 @@ static void fixed_grid(void)
 	CHECK(start - before >= 6944444 && start - before <= 6944445);
 	CHECK_EQ_I64(lowlat_fixed_vblank_ns(60000, 0, &k), 0);
 	CHECK_EQ_I64((int64_t)k, 0);
+}
+
+static void choose(void)
+{
+	/* One screen: that one. Two: the faster (144 Hz beside 60 Hz), in either order; equals: the
+	 * first; a variable-refresh one never; none fixed: none. */
+	CHECK_EQ_I64(lowlat_refresh_choose((int64_t[]){16666667}, (bool[]){false}, 1), 0);
+	CHECK_EQ_I64(lowlat_refresh_choose((int64_t[]){16666667, 6944444}, (bool[]){false, false}, 2), 1);
+	CHECK_EQ_I64(lowlat_refresh_choose((int64_t[]){6944444, 16666667}, (bool[]){false, false}, 2), 0);
+	CHECK_EQ_I64(lowlat_refresh_choose((int64_t[]){8333333, 8333333}, (bool[]){false, false}, 2), 0);
+	CHECK_EQ_I64(lowlat_refresh_choose((int64_t[]){6944444, 16666667}, (bool[]){true, false}, 2), 1);
+	CHECK_EQ_I64(lowlat_refresh_choose((int64_t[]){6944444}, (bool[]){true}, 1), -1);
+	CHECK_EQ_I64(lowlat_refresh_choose(NULL, NULL, 0), -1);
 }
 
 static struct lowlat_refresh_sample sample(int64_t period, int64_t vblank, uint64_t seq)
@@ -203,6 +217,7 @@ int main(int argc, char **argv)
 
 	RUN(mode_period);
 	RUN(fixed_grid);
+	RUN(choose);
 	RUN(grid_samples);
 	RUN(fixed_source);
 	if (built)
