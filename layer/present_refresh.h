@@ -18,12 +18,16 @@
 #include "lowlat_log.h"
 #include "objects.h"
 
-/* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/4, 2.08 ms
- * at 120 Hz, 0.46 ms at 540 Hz. Twice the "timing" level's (LOWLAT_LEAD_MARGIN_DIVISOR 8): besides
- * the wake-up error and the scatter above the percentile it covers what this level cannot
- * measure, the frame's GPU work after its present call and the compositor's latch before the
- * vblank; a frame that misses by that costs a repeat, a margin too large only latency. */
-#define LOWLAT_REFRESH_MARGIN_DIVISOR 4
+/* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/3, 2.78 ms
+ * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's eighth covers
+ * (the wake-up error, the scatter above the percentile) it covers what this level cannot measure:
+ * the frame's GPU work after its present call and the compositor's latch before the vblank. A
+ * frame that misses by that costs a repeat, a margin too large only latency, and releasing at a
+ * random phase ("cpu") costs half a refresh on average. On the virtual display at 120 Hz
+ * (lavapipe, so the GPU work is CPU work on the loaded 2-core VM) that work took 2.3 ms at p50,
+ * 4.3 ms at p90, 2-9 ms in all: with a quarter refresh (2.08 ms) 11-21% of vkcube's frames at
+ * 60 fps missed their vblank in a full test run. */
+#define LOWLAT_REFRESH_MARGIN_DIVISOR 3
 
 /* How often the grid's phase is read again from the source: each second (one non-blocking ioctl).
  * A screen's pixel clock runs off CLOCK_MONOTONIC by up to ~100 ppm, so the phase drifts up to
