@@ -47,7 +47,7 @@
 	X(present_wait_ns, "CPU time vkWaitForPresentKHR reported this present complete")                    \
 	X(present_mode, "swapchain present mode: IMMEDIATE, MAILBOX, FIFO, FIFO_RELAXED, FIFO_LATEST_READY") \
 	X(refresh_ns, "display refresh duration (ns)")                                                       \
-	X(fallback, "pacing path in use: timing, wait, cpu, off (see enum lowlat_log_fallback)")
+	X(fallback, "pacing path in use: timing, wait, drm, cpu, off (see enum lowlat_log_fallback)")
 
 /* One present, all int64 so a record is a fixed 136 bytes that copies without formatting; unknown
  * fields hold LOWLAT_LOG_UNKNOWN. present_mode holds a VkPresentModeKHR value and fallback an enum
@@ -65,6 +65,9 @@ enum lowlat_log_fallback {
 	LOWLAT_LOG_FALLBACK_WAIT = 1,   /* "wait": CPU pacing corrected by present-wait completions */
 	LOWLAT_LOG_FALLBACK_CPU = 2,    /* "cpu": CPU pacing on the clock alone */
 	LOWLAT_LOG_FALLBACK_OFF = 3,    /* "off": no cap, presents pass through (logged, not paced) */
+	/* "drm": releases on the refresh grid of the screen's CRTC (refresh.h), no display targets;
+	 * between "wait" and "cpu" in the order, numbered last as it came last. */
+	LOWLAT_LOG_FALLBACK_DRM = 4,
 };
 
 #endif

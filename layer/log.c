@@ -161,6 +161,7 @@ static const char *fallback_name(int64_t level)
 	case LOWLAT_LOG_FALLBACK_WAIT: return "wait";
 	case LOWLAT_LOG_FALLBACK_CPU: return "cpu";
 	case LOWLAT_LOG_FALLBACK_OFF: return "off";
+	case LOWLAT_LOG_FALLBACK_DRM: return "drm";
 	default: return NULL;
 	}
 }

@@ -29,6 +29,7 @@
 #include "pace_display.h"
 #include "plumbing.h"
 #include "present_wait.h"
+#include "refresh.h"
 
 struct lowlat_log; /* log.h */
 
@@ -209,6 +210,8 @@ struct lowlat_swapchain {
 	int64_t display_target_ns;
 
 	struct lowlat_swapchain_timing timing;
+	/* The "drm" pacing level: the refresh clock of the screen (present_refresh.c). */
+	struct lowlat_swapchain_refresh refresh;
 
 	/* This swapchain's latest release of the app, and whether the display grid (true) or the CPU
 	 * pacer set it: a present that switches paths (a per-present mode change, the refresh becoming

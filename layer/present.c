@@ -19,7 +19,9 @@
  * frame's target minus the predicted frame-start-to-ready time. Targets go only into FIFO,
  * FIFO_RELAXED and FIFO_LATEST_READY presents (the spec allows no others), only when every
  * swapchain of the call has the present-timing flag, and never when the app chains its own
- * VkPresentTimingsInfoEXT. Anything else is paced on the CPU clock as before ("cpu").
+ * VkPresentTimingsInfoEXT. A swapchain without present timing may still be paced on the screen's
+ * refresh clock ("drm", present_refresh.c: releases on a refresh source's grid, no targets);
+ * anything else is paced on the CPU clock as before ("cpu"). pacing_level_choose picks the level.
  *
  * Settings come from the config module (config.h): each swapchain keeps a copy and refreshes it at
  * its presents when the process's config changed (a file reload, `lowlat ctl`). The present log
@@ -40,6 +42,7 @@
 #include "pace.h"
 #include "pace_display.h"
 #include "present_mode.h"
+#include "present_refresh.h"
 #include "present_timing.h"
 #include "present_wait.h"
 
@@ -136,6 +139,41 @@ static bool swapchain_refused(VkResult result)
 	       result != VK_ERROR_SURFACE_LOST_KHR;
 }
 
+/* The swapchain's pacing level, best first, and the one line per swapchain saying which it is on and
+ * why not the better ones (timing_why: why not "timing"):
+ *  - "timing": VK_EXT_present_timing, target display times on the refresh grid;
+ *  - "drm": the refresh clock of the screen's CRTC (present_refresh.h), releases on its grid;
+ *  - "cpu": the time grid of the plain late limiter.
+ * An app that drives present timing itself stays on "cpu": its targets place its frames, and a
+ * release phased for the next vblank would fight them. */
+static void pacing_level_choose(struct lowlat_swapchain *sc, const char *timing_why)
+{
+	char drm_why[192];
+
+	if (sc->timing.active) {
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
+		            "times on the refresh grid)",
+		            sc->extent.width, sc->extent.height);
+		return;
+	}
+	if (!timing_why)
+		timing_why = "unknown";
+	if (sc->device->app_timing) {
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
+		            sc->extent.width, sc->extent.height, timing_why);
+		return;
+	}
+	if (lowlat_refresh_swapchain_init(sc, drm_why, sizeof(drm_why))) {
+		LOWLAT_INFO(
+		        "swapchain %ux%u: pacing level \"drm\" (fallback from \"timing\": %s; the refresh "
+		        "clock of %s)",
+		        sc->extent.width, sc->extent.height, timing_why, sc->refresh.source.name);
+		return;
+	}
+	LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s; from \"drm\": %s)",
+	            sc->extent.width, sc->extent.height, timing_why, drm_why);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkSwapchainCreateInfoKHR *info,
                                                          const VkAllocationCallbacks *allocator,
@@ -228,14 +266,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	/* One line per swapchain saying which present mode it got and why. */
 	LOWLAT_INFO("swapchain %ux%u: present mode %s (%s)", sc->extent.width, sc->extent.height,
 	            present_mode_name(sc->present_mode), modes.why);
-	/* The one line per swapchain saying which pacing level it is on, and why not the better one. */
-	if (sc->timing.active)
-		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
-		            "times on the refresh grid)",
-		            sc->extent.width, sc->extent.height);
-	else
-		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
-		            sc->extent.width, sc->extent.height, fallback ? fallback : "unknown");
+	pacing_level_choose(sc, fallback);
 	return VK_SUCCESS;
 }
 
@@ -243,6 +274,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 {
 	lowlat_latency_swapchain_fini(dev, sc);
 	swapchain_summary(sc);
+	lowlat_refresh_swapchain_fini(sc);
 	lowlat_pw_fini(&sc->present_wait);
 	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
@@ -430,6 +462,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 				rec.predicted_ready_ns = sc->timing.frame_lead_ns;
 				rec.fallback = LOWLAT_LOG_FALLBACK_TIMING;
 			}
+			lowlat_refresh_log(sc, &rec);
 			int64_t frame = lowlat_log_present(sc->log, &rec);
 			/* The release this present queued for the app's present wait, and the waits made
 			 * there for earlier presents, go into their rows. */
@@ -811,8 +844,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 	 * present info when lowlat states or changes modes; present_mode.h). */
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-		if (sc)
+		if (sc) {
 			swapchain_refresh(sc);
+			lowlat_refresh_present(sc, t.entry_ns);
+		}
 	}
 	info = lowlat_mode_present(dev, info, &mp);
 	/* The call's method is its first tracked swapchain's. Every swapchain follows the one process
@@ -865,6 +900,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			if (timed && display_paced(sc)) {
 				sc->target_ns = sc->display_target_ns;
 				release = display_release(sc, t.wait_begin_ns);
+			} else if (lowlat_refresh_paced(sc)) {
+				release = lowlat_refresh_release(sc, t.wait_begin_ns);
 			} else {
 				release = swapchain_deadline(sc, t.wait_begin_ns);
 			}
@@ -873,7 +910,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * Not on the display grid: its lead is learned from when each frame starts, which
 			 * is this present's return only when the release is waited for here (with an
 			 * engine's frame latency above 1, which release started a frame is not known). */
-			sc->release_queued = sc->pacer.mfps && !sc->timing.active &&
+			sc->release_queued = sc->pacer.mfps && !sc->timing.active && !sc->refresh.released &&
 			                     is_fifo(present_mode_of(info, i, sc)) &&
 			                     lowlat_pw_queue(sc, lowlat_pw_present_id(info, i), release,
 			                                     LOWLAT_LOG_UNKNOWN);

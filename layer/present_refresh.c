@@ -1,0 +1,194 @@
+/* present_refresh.c — the "drm" pacing level (see present_refresh.h): the refresh source of each
+ * swapchain without present timing, its grid, and the release planned on it. */
+#include "present_refresh.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock.h"
+#include "latency_sleep.h"
+#include "message.h"
+#include "pace.h"
+#include "pace_display.h"
+
+bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_t why_size)
+{
+	struct lowlat_swapchain_refresh *r = &sc->refresh;
+	struct lowlat_refresh_sample first;
+	int64_t now_ns;
+
+	*r = (struct lowlat_swapchain_refresh){0};
+	if (!lowlat_refresh_open(&r->source, getenv("LOWLAT_REFRESH_SOURCE"), why, why_size))
+		return false;
+	now_ns = lowlat_now_ns();
+	if (!lowlat_refresh_read(&r->source, now_ns, &first)) {
+		snprintf(why, why_size, "%s gave no vblank time", r->source.name);
+		lowlat_refresh_close(&r->source);
+		return false;
+	}
+	lowlat_refresh_grid_note(&r->grid, &first);
+	if (!r->grid.known) {
+		snprintf(why, why_size, "%s has no fixed refresh period", r->source.name);
+		lowlat_refresh_close(&r->source);
+		return false;
+	}
+	r->sampled_ns = now_ns;
+	r->active = true;
+	return true;
+}
+
+void lowlat_refresh_swapchain_fini(struct lowlat_swapchain *sc)
+{
+	if (sc->refresh.active)
+		lowlat_refresh_close(&sc->refresh.source);
+	sc->refresh.active = false;
+}
+
+/* Reads the source again: the phase moves to the newest vblank. */
+static void resample(struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	struct lowlat_swapchain_refresh *r = &sc->refresh;
+	struct lowlat_refresh_sample s;
+	bool was_known = r->grid.known;
+
+	r->sampled_ns = now_ns;
+	if (!lowlat_refresh_read(&r->source, now_ns, &s)) {
+		r->grid.known = false;
+		if (!r->lost_told) {
+			r->lost_told = true;
+			LOWLAT_INFO(
+			        "swapchain %ux%u: %s stopped answering (the screen is off?); paced on the "
+			        "CPU clock until it answers again",
+			        sc->extent.width, sc->extent.height, r->source.name);
+		}
+		return;
+	}
+	enum lowlat_refresh_update u = lowlat_refresh_grid_note(&r->grid, &s);
+	if (u == LOWLAT_REFRESH_UPDATE_MOVED && was_known)
+		LOWLAT_DEBUG("swapchain %ux%u: the vblank of %s is off the grid (%" PRId64
+		             " ns period); paced on the CPU clock until two readings agree",
+		             sc->extent.width, sc->extent.height, r->source.name, s.period_ns);
+	/* A grid found again continues from the CPU pacer's releases (present.c). */
+	if (!r->grid.known)
+		r->have_target = false;
+}
+
+void lowlat_refresh_present(struct lowlat_swapchain *sc, int64_t entry_ns)
+{
+	struct lowlat_swapchain_refresh *r = &sc->refresh;
+
+	if (!r->active)
+		return;
+	r->released = false;
+	r->present_ns = entry_ns;
+	/* The frame's own time: from the release (this swapchain's previous present returned there,
+	 * the grid having planned it) to this present, less the time the app spent blocked in
+	 * acquiring an image, which is the display's doing, not the frame's work. */
+	if (r->have_target && sc->last_release_display && sc->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
+	    entry_ns > sc->frame_start_ns) {
+		int64_t sample = entry_ns - sc->frame_start_ns - sc->acquire_blocked_ns;
+		lowlat_ready_note(&r->ready, sample > 0 ? sample : 0);
+	}
+	if (entry_ns - r->sampled_ns >=
+	    (r->grid.known ? LOWLAT_REFRESH_RESAMPLE_NS : LOWLAT_REFRESH_RETRY_NS))
+		resample(sc, entry_ns);
+}
+
+static bool refresh_mode(VkPresentModeKHR mode)
+{
+	return mode == VK_PRESENT_MODE_FIFO_KHR || mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR ||
+	       mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR || mode == VK_PRESENT_MODE_MAILBOX_KHR;
+}
+
+bool lowlat_refresh_paced(const struct lowlat_swapchain *sc)
+{
+	return sc->refresh.active && sc->refresh.grid.known && sc->pacer.mfps &&
+	       sc->config.method == LOWLAT_METHOD_LATE && refresh_mode(sc->current_mode);
+}
+
+/* The release lead: the "timing" level's prediction (a high percentile plus a margin), but at most
+ * the fastest measured frame plus one refresh. Without display targets a frame is shown at the
+ * first vblank after it is ready, so the frames that land on the planned vblank are those ready
+ * within the refresh before it: a lead longer than that shows a fast frame a refresh early, as
+ * surely a miss as a slow frame shown late. When release-to-present times spread over more than a
+ * refresh (a loaded machine: 0.3 to 9 ms for vkcube under validation on 2 shared cores, p99 8.9 ms
+ * at 120 Hz) the window is put over the fast end, where most frames are; the rare slow one is late.
+ * Before any sample: one refresh, which catches every frame that takes less. */
+static int64_t refresh_lead_ns(const struct lowlat_ready_window *w, int64_t period_ns)
+{
+	int64_t lead = lowlat_display_lead_ns(w, period_ns, period_ns / LOWLAT_REFRESH_MARGIN_DIVISOR);
+	int64_t fastest = w->count ? w->sorted_ns[0] : 0;
+
+	return lead < fastest + period_ns ? lead : fastest + period_ns;
+}
+
+static int64_t release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	struct lowlat_swapchain_refresh *r = &sc->refresh;
+	int64_t period = r->grid.period_ns, vblank = r->grid.vblank_ns, next;
+	int64_t lead = refresh_lead_ns(&r->ready, period);
+	int64_t n = lowlat_refresh_multiple(sc->pacer.mfps, period);
+	/* The CPU pacer released the previous frame (start-up, the grid found again, a switch from
+	 * IMMEDIATE): continue an interval after that release, not from now. */
+	bool from_cpu = !sc->last_release_display && sc->last_release_ns;
+	bool have_current = r->have_target && sc->last_release_display;
+	int64_t earliest = now_ns, current = 0;
+
+	if (from_cpu && sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer) > earliest)
+		earliest = sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer);
+	if (have_current) {
+		/* The vblank the frame just presented was released for; presented after it, the frame
+		 * makes the first refresh after its present at best, and the grid continues from there. */
+		current = r->target_ns;
+		if (current < r->present_ns)
+			current = lowlat_refresh_at_or_after(r->present_ns, vblank, period);
+		sc->target_ns = current;
+		r->frame_lead_ns = r->lead_ns;
+	}
+	if (n && have_current) {
+		/* The refresh grid: n refreshes after the frame just presented, in phase with the
+		 * latest vblank read (the period alone would drift). */
+		next = lowlat_refresh_nearest(current + n * period, vblank, period);
+	} else if (n) {
+		/* Starting the refresh grid: the first refresh the next frame can make. */
+		next = lowlat_refresh_at_or_after(earliest + lead, vblank, period);
+	} else {
+		/* The time grid, in ready times as on the "timing" level: the pacer is given when the
+		 * next frame would be presented if released now, its deadline moved to a refresh. */
+		if (from_cpu)
+			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
+		next = lowlat_refresh_at_or_after(lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead),
+		                                  vblank, period);
+	}
+	r->target_ns = next;
+	r->have_target = true;
+	r->lead_ns = lead;
+	r->released = true;
+	sc->last_release_display = true;
+	return next - lead;
+}
+
+/* The pacer is shared with the game thread's latency sleep where the device has VK_NV_low_latency2
+ * on (latency_sleep.c): its lock around the grid's arithmetic, as for the "timing" level. */
+int64_t lowlat_refresh_release(struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	int64_t release;
+
+	lowlat_latency_pacer_lock(sc->device);
+	release = release_locked(sc, now_ns);
+	lowlat_latency_pacer_unlock(sc->device);
+	return release;
+}
+
+void lowlat_refresh_log(const struct lowlat_swapchain *sc, struct lowlat_log_record *rec)
+{
+	const struct lowlat_swapchain_refresh *r = &sc->refresh;
+
+	if (!r->active || !r->released)
+		return;
+	rec->fallback = LOWLAT_LOG_FALLBACK_DRM;
+	rec->refresh_ns = r->grid.period_ns;
+	if (sc->target_ns != LOWLAT_LOG_UNKNOWN)
+		rec->predicted_ready_ns = r->frame_lead_ns;
+}

@@ -1,0 +1,63 @@
+/* present_refresh.h — the "drm" pacing level: a swapchain without VK_EXT_present_timing paced on
+ * the screen's refresh clock from a refresh source (refresh.h), in present.c's late wait.
+ *
+ * The rule is the "timing" level's (pace_display.h) without display targets: a cap at or near
+ * refresh/n releases the app every n refreshes, a lead before the refresh its frame is meant for,
+ * so the frame is presented just before that vblank and latches on it with no queue; other caps
+ * keep the time grid, each release moved to the lead before the first refresh at or after its
+ * time-grid point. The lead is a high percentile of measured release-to-present-entry times
+ * (lowlat_display_lead_ns, the same window as "timing") plus LOWLAT_REFRESH_MARGIN_DIVISOR of a
+ * refresh. Only the late method, and only in FIFO, FIFO_RELAXED, FIFO_LATEST_READY and MAILBOX
+ * presents (an IMMEDIATE present is shown at once, whatever the phase).
+ */
+#ifndef LOWLAT_PRESENT_REFRESH_H
+#define LOWLAT_PRESENT_REFRESH_H
+
+#include <stddef.h>
+
+#include "lowlat_log.h"
+#include "objects.h"
+
+/* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/3, 2.78 ms
+ * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's eighth covers
+ * (the wake-up error, the scatter above the percentile) it covers what this level cannot measure:
+ * the frame's GPU work after its present call and the compositor's latch before the vblank. A
+ * frame that misses by that costs a repeat, a margin too large only latency, and releasing at a
+ * random phase ("cpu") costs half a refresh on average. On the virtual display at 120 Hz
+ * (lavapipe, so the GPU work is CPU work on the loaded 2-core VM) that work took 2.3 ms at p50,
+ * 4.3 ms at p90, 2-9 ms in all: with a quarter refresh (2.08 ms) 11-21% of vkcube's frames at
+ * 60 fps missed their vblank in a full test run. */
+#define LOWLAT_REFRESH_MARGIN_DIVISOR 3
+
+/* How often the grid's phase is read again from the source: each second (one non-blocking ioctl).
+ * A screen's pixel clock runs off CLOCK_MONOTONIC by up to ~100 ppm, so the phase drifts up to
+ * 0.1 ms a second against the mode's period, under a tenth of the margin at 120 Hz. */
+#define LOWLAT_REFRESH_RESAMPLE_NS 1000000000ll /* 1 s */
+
+/* Retry interval while the grid is unknown (the source did not answer, or its latest vblank was
+ * off the grid): a tenth of a second, so a mode change is followed quickly. */
+#define LOWLAT_REFRESH_RETRY_NS 100000000ll /* 100 ms */
+
+/* At swapchain creation, when it has no present timing: opens the refresh source that
+ * LOWLAT_REFRESH_SOURCE names (the DRM CRTC by default) and reads a first vblank. true: the
+ * swapchain is on level "drm", named in name; false: why not, in why. */
+bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_t why_size);
+
+void lowlat_refresh_swapchain_fini(struct lowlat_swapchain *sc);
+
+/* At each present's entry (entry_ns): the frame's release-to-present sample, the grid read again
+ * when due. */
+void lowlat_refresh_present(struct lowlat_swapchain *sc, int64_t entry_ns);
+
+/* Whether this present's release is planned on the refresh grid (lowlat_refresh_release). */
+bool lowlat_refresh_paced(const struct lowlat_swapchain *sc);
+
+/* The late pacing point on the refresh grid: plans the vblank of the next frame and returns when to
+ * release the app for it (that vblank minus the lead). Sets sc->target_ns to the vblank planned
+ * for the frame just presented. */
+int64_t lowlat_refresh_release(struct lowlat_swapchain *sc, int64_t now_ns);
+
+/* This present's log row: fallback "drm", its lead and the refresh, when it was paced on the grid. */
+void lowlat_refresh_log(const struct lowlat_swapchain *sc, struct lowlat_log_record *rec);
+
+#endif
