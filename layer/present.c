@@ -39,6 +39,7 @@
 #include "objects.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "present_ids.h"
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
@@ -135,6 +136,51 @@ static bool swapchain_refused(VkResult result)
 	       result != VK_ERROR_SURFACE_LOST_KHR;
 }
 
+/* The swapchain's pacing level, chosen once from the best down: "timing" (VK_EXT_present_timing),
+ * "present-wait" (present-wait completion times, lowlat's own present ids), "cpu" (the CPU time
+ * grid); and the one line per swapchain saying which, and why not the better ones. timing_why:
+ * why not "timing" (unused when its setup succeeded). */
+static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_why)
+{
+	struct lowlat_device *dev = sc->device;
+	const char *wait_why = NULL;
+
+	if (!timing_why)
+		timing_why = "unknown";
+	if (sc->timing.active) {
+		sc->level = LOWLAT_LEVEL_TIMING;
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
+		            "times on the refresh grid)",
+		            sc->extent.width, sc->extent.height);
+		return;
+	}
+	if (dev->app_timing)
+		wait_why = timing_why; /* the app paces itself: the same reason for both */
+	else if (!dev->present_wait)
+		wait_why = dev->present_wait_reason ? dev->present_wait_reason : "unknown";
+	else if (!dev->vk.WaitForPresentKHR)
+		wait_why = "the driver lacks vkWaitForPresentKHR";
+	else if (dev->latency.mode == LOWLAT_LATENCY_NATIVE)
+		wait_why = "the driver's VK_NV_low_latency2 matches the app's present ids";
+	else if (!sc->ids.lock_ready)
+		wait_why = "out of resources";
+	if (!wait_why) {
+		sc->level = LOWLAT_LEVEL_PRESENT_WAIT;
+		sc->ids_owned = true;
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"present-wait\" (fallback from \"timing\": %s)",
+		            sc->extent.width, sc->extent.height, timing_why);
+		return;
+	}
+	sc->level = LOWLAT_LEVEL_CPU;
+	if (wait_why == timing_why)
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
+		            sc->extent.width, sc->extent.height, timing_why);
+	else
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s; from "
+		            "\"present-wait\": %s)",
+		            sc->extent.width, sc->extent.height, timing_why, wait_why);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkSwapchainCreateInfoKHR *info,
                                                          const VkAllocationCallbacks *allocator,
@@ -201,6 +247,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	lowlat_config_defaults(&sc->config);
 	lowlat_latency_swapchain_init(sc);
 	lowlat_pw_init(&sc->present_wait);
+	lowlat_id_map_init(&sc->ids);
 	swapchain_refresh(sc);
 	/* A swapchain replacing another (a resize; DXVK and vkd3d-proton recreate without
 	 * oldSwapchain) continues the device's latest release: its first frame is paced like any. */
@@ -211,10 +258,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	}
 	sc->frame_start_ns = sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 	fallback = setup.timing ? lowlat_timing_swapchain_init(sc, setup.stage_queries) : setup.reason;
+	/* Before the insert: the app's waiting thread may look it up from then on. */
+	pacing_level_select(sc, fallback);
 
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)*out, sc)) {
 		LOWLAT_WARN_ONCE("out of memory tracking a swapchain; its presents pass through");
 		lowlat_pw_fini(&sc->present_wait);
+		lowlat_id_map_fini(&sc->ids);
 		lowlat_free(device_allocator(dev), sc);
 		return VK_SUCCESS;
 	}
@@ -227,14 +277,6 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	/* One line per swapchain saying which present mode it got and why. */
 	LOWLAT_INFO("swapchain %ux%u: present mode %s (%s)", sc->extent.width, sc->extent.height,
 	            present_mode_name(sc->present_mode), modes.why);
-	/* The one line per swapchain saying which pacing level it is on, and why not the better one. */
-	if (sc->timing.active)
-		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
-		            "times on the refresh grid)",
-		            sc->extent.width, sc->extent.height);
-	else
-		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
-		            sc->extent.width, sc->extent.height, fallback ? fallback : "unknown");
 	return VK_SUCCESS;
 }
 
@@ -243,6 +285,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 	lowlat_latency_swapchain_fini(dev, sc);
 	swapchain_summary(sc);
 	lowlat_pw_fini(&sc->present_wait);
+	lowlat_id_map_fini(&sc->ids);
 	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
 }
@@ -420,7 +463,10 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 				rec.target_ns = sleep_target;
 			}
 			rec.present_mode = sc->current_mode;
-			rec.fallback = sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_CPU : LOWLAT_LOG_FALLBACK_OFF;
+			rec.fallback = !sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_OFF
+			               : sc->level == LOWLAT_LEVEL_PRESENT_WAIT && sc->ids_owned
+			                       ? LOWLAT_LOG_FALLBACK_WAIT
+			                       : LOWLAT_LOG_FALLBACK_CPU;
 			if (sc->timing.refresh_known)
 				rec.refresh_ns = sc->timing.refresh_ns;
 			if (sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
@@ -711,16 +757,68 @@ static bool app_sets_targets(const VkPresentInfoKHR *info)
  * frame that missed its refresh be shown up to three later before lowlat stops waiting (the display
  * or driver is then stalled, and the app must not be). */
 #define LATENCY_TIMEOUT_REFRESHES 4
+#define LATENCY_TIMEOUT_TEXT      "4 refreshes of its target"
 
 /* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
  * reports nothing any more would otherwise cost every frame the whole timeout. */
 #define LATENCY_TIMEOUTS_MAX 8
 
+/* How long the "present-wait" level's latency cap waits for a frame to be shown: four of the cap's
+ * intervals (a frame on time is shown within one, the refresh being unknown on this level), and
+ * never under 100 ms, which covers four refreshes down to 40 Hz when the cap is above the refresh
+ * rate. Beyond that the display or driver is stalled, and the app must not be. */
+#define PW_LATENCY_TIMEOUT_INTERVALS 4
+#define PW_LATENCY_TIMEOUT_MIN_NS    100000000ll /* 100 ms */
+
+/* The gave-up count and its lines, shared by both levels' latency caps. */
+static void latency_timed_out(struct lowlat_swapchain *sc, uint32_t k, const char *within)
+{
+	sc->latency_timeouts++;
+	if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
+		sc->latency_off = true;
+		lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame "
+		           "shown timed "
+		           "out; max_latency_frames is off for this swapchain",
+		           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
+	}
+	LOWLAT_WARN_ONCE("swapchain %ux%u: frame %" PRIu64 " was not reported shown within %s; released "
+	                 "the app anyway (max_latency_frames %u; counted in the swapchain's summary)",
+	                 sc->extent.width, sc->extent.height, sc->presents, within, k);
+}
+
+/* The latency-frames cap on the "present-wait" level: before the app may start frame N+1, frame
+ * N+1-k must have been shown, which lowlat's own vkWaitForPresentKHR for that frame's id says.
+ * Inside the app's present call, where the app's external synchronisation of the swapchain
+ * covers the wait (the spec makes both commands externally synchronise it), bounded by the
+ * timeout. lowlat's ids go up by one a present, so frame N+1-k's id is this one's minus k-1. */
+static void present_wait_cap(struct lowlat_swapchain *sc, uint32_t k)
+{
+	int64_t timeout_ns = PW_LATENCY_TIMEOUT_INTERVALS * lowlat_pacer_interval_ns(&sc->pacer);
+	char within[48];
+
+	if (sc->present_id < k)
+		return;
+	if (timeout_ns < PW_LATENCY_TIMEOUT_MIN_NS)
+		timeout_ns = PW_LATENCY_TIMEOUT_MIN_NS;
+	if (timeout_ns > LOWLAT_MAX_WAIT_NS)
+		timeout_ns = LOWLAT_MAX_WAIT_NS;
+	VkResult r = lowlat_ids_wait_shown(sc, sc->present_id - (k - 1), timeout_ns);
+	if (r == VK_SUCCESS) {
+		sc->latency_waits++;
+		sc->latency_timeouts_in_row = 0;
+	} else if (r == VK_TIMEOUT) {
+		snprintf(within, sizeof(within), "%.0f ms", (double)timeout_ns * 1e-6);
+		latency_timed_out(sc, k, within);
+	}
+	/* OUT_OF_DATE, SURFACE_LOST, DEVICE_LOST: the frame will not be shown; the app learns it at
+	 * its next call on the swapchain, which this release lets it make at once. */
+}
+
 /* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present
- * timing), at the late pacing point: before the app may start frame N+1, frame N+1-k must have
- * been reported shown; with k = 1, the frame just presented. Its display feedback is polled inside
- * this present call (the swapchain is externally synchronised here), never longer than the
- * timeout, so a display that stops reporting cannot hang the game. */
+ * timing or present wait), at the late pacing point: before the app may start frame N+1, frame N+1-k must
+ * have been reported shown; with k = 1, the frame just presented. Its display feedback is polled inside this
+ * present call (the swapchain is externally synchronised here), never longer than the timeout, so a display
+ * that stops reporting cannot hang the game. */
 static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info, VkResult result)
 {
 	for (uint32_t i = 0; i < info->swapchainCount; i++) {
@@ -733,6 +831,15 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		t = &sc->timing;
 		k = sc->config.max_latency_frames;
+		/* Waited for where the app waits for its presents (release_queued), or in its latency
+		 * sleep: a wait here would stall its submit thread. */
+		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT) {
+			if (k && sc->pacer.mfps && sc->ids_owned && sc->present_id && !sc->latency_off &&
+			    sc->config.method == LOWLAT_METHOD_LATE && is_fifo(sc->current_mode) &&
+			    !sc->release_queued && !lowlat_latency_owns_wait(dev, sc))
+				present_wait_cap(sc, k);
+			continue;
+		}
 		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
 		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
 			continue;
@@ -752,19 +859,7 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			sc->latency_timeouts_in_row = 0;
 			continue;
 		}
-		sc->latency_timeouts++;
-		if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
-			sc->latency_off = true;
-			lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame "
-			           "shown timed "
-			           "out; max_latency_frames is off for this swapchain",
-			           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
-		}
-		LOWLAT_WARN_ONCE(
-		        "swapchain %ux%u: frame %" PRIu64 " was not reported shown within %d refreshes "
-		        "of its target; released the app anyway (max_latency_frames %u; counted in the "
-		        "swapchain's summary)",
-		        sc->extent.width, sc->extent.height, sc->presents, LATENCY_TIMEOUT_REFRESHES, k);
+		latency_timed_out(sc, k, LATENCY_TIMEOUT_TEXT);
 	}
 }
 
@@ -775,6 +870,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 	struct present_wait wait = {0};
 	struct present_times t = {.entry_ns = lowlat_now_ns()};
 	struct lowlat_mode_present mp;
+	struct lowlat_ids_present ids;
 	bool timed = false;
 	VkResult result;
 
@@ -787,6 +883,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			swapchain_refresh(sc);
 	}
 	info = lowlat_mode_present(dev, info, &mp);
+	/* The app's own present ids, for its present wait's wait point (present_wait.c); the driver
+	 * gets lowlat's on swapchains whose ids it owns (present_ids.h). */
+	const VkPresentInfoKHR *app_ids = info;
+	info = lowlat_ids_present(dev, info, &ids);
 	/* The call's method is its first tracked swapchain's. Every swapchain follows the one process
 	 * config, so they differ only for the one present at which a change reaches them. */
 	for (uint32_t i = 0; i < info->swapchainCount && !first; i++)
@@ -847,7 +947,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * engine's frame latency above 1, which release started a frame is not known). */
 			sc->release_queued = sc->pacer.mfps && !sc->timing.active &&
 			                     is_fifo(present_mode_of(info, i, sc)) &&
-			                     lowlat_pw_queue(sc, lowlat_pw_present_id(info, i), release,
+			                     lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release,
 			                                     LOWLAT_LOG_UNKNOWN);
 			if (sc->release_queued)
 				note_release(sc, release);
