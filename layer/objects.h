@@ -28,6 +28,7 @@
 #include "lowlat_config.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "pace_wait.h"
 #include "plumbing.h"
 #include "present_wait.h"
 
@@ -228,6 +229,9 @@ struct lowlat_swapchain {
 	_Atomic bool ids_owned; /* atomic: the app's waiting thread reads it */
 	struct lowlat_id_map ids;
 	uint64_t present_id;
+	/* The level's phase against the refresh, from lowlat's own waits (pace_wait.h); present
+	 * thread only. */
+	struct lowlat_pw_phase pw_phase;
 
 	/* This swapchain's latest release of the app, and whether the display grid (true) or the CPU
 	 * pacer set it: a present that switches paths (a per-present mode change, the refresh becoming

@@ -83,6 +83,13 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		            "was shown, %" PRIu64 " more gave up waiting",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
 		            sc->latency_waits, sc->latency_timeouts);
+	if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT && (sc->pw_phase.hits || sc->pw_phase.misses))
+		LOWLAT_INFO("swapchain %ux%u: present-wait phase: period %.3f ms (first pixels' spacing), "
+		            "lead %.2f ms "
+		            "at the end; %" PRIu64
+		            " frames shown on the refresh they were released for, %" PRIu64 " later",
+		            sc->extent.width, sc->extent.height, (double)sc->pw_phase.period_ns * 1e-6,
+		            (double)sc->pw_phase.lead_ns * 1e-6, sc->pw_phase.hits, sc->pw_phase.misses);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -786,32 +793,68 @@ static void latency_timed_out(struct lowlat_swapchain *sc, uint32_t k, const cha
 	                 sc->extent.width, sc->extent.height, sc->presents, within, k);
 }
 
-/* The latency-frames cap on the "present-wait" level: before the app may start frame N+1, frame
- * N+1-k must have been shown, which lowlat's own vkWaitForPresentKHR for that frame's id says.
- * Inside the app's present call, where the app's external synchronisation of the swapchain
- * covers the wait (the spec makes both commands externally synchronise it), bounded by the
- * timeout. lowlat's ids go up by one a present, so frame N+1-k's id is this one's minus k-1. */
-static void present_wait_cap(struct lowlat_swapchain *sc, uint32_t k)
+/* A wait for a present that returned within this found its frame already shown: its return is
+ * the call's own cost, not a refresh start, so it is no sample of the grid. (A frame that goes out
+ * within 50 us of the call only costs the one sample.) */
+#define PW_BLOCKED_MIN_NS 50000ll /* 50 us */
+
+/* Whether this present of a swapchain on the "present-wait" level gets its latency-frames cap
+ * (k = max_latency_frames > 0, while lowlat caps it, late method, FIFO-family present). Not where
+ * the app's latency sleep or its own present wait on another thread is the wait point: a wait here
+ * would stall its submit thread. */
+static bool present_wait_capped(struct lowlat_device *dev, struct lowlat_swapchain *sc)
 {
+	return sc->level == LOWLAT_LEVEL_PRESENT_WAIT && sc->ids_owned && sc->present_id &&
+	       sc->config.max_latency_frames && sc->pacer.mfps && !sc->latency_off &&
+	       sc->config.method == LOWLAT_METHOD_LATE && is_fifo(sc->current_mode) &&
+	       !lowlat_latency_owns_wait(dev, sc);
+}
+
+/* The "present-wait" level's release, inside the app's present call (the app's external
+ * synchronisation of the swapchain covers lowlat's wait: the spec makes both commands externally
+ * synchronise it): first the latency-frames cap, frame N+1-k shown by lowlat's own
+ * vkWaitForPresentKHR for that frame's id (lowlat's ids go up by one a present), bounded by the
+ * timeout; then, with k = 1, the CPU grid's deadline moved to just in time for the first refresh
+ * it can make (pace_wait.h), the wait's return being that refresh's start. */
+static int64_t present_wait_release(struct lowlat_swapchain *sc, int64_t deadline_ns)
+{
+	uint32_t k = sc->config.max_latency_frames;
 	int64_t timeout_ns = PW_LATENCY_TIMEOUT_INTERVALS * lowlat_pacer_interval_ns(&sc->pacer);
+	int64_t begin_ns, end_ns;
 	char within[48];
 
 	if (sc->present_id < k)
-		return;
+		return deadline_ns;
 	if (timeout_ns < PW_LATENCY_TIMEOUT_MIN_NS)
 		timeout_ns = PW_LATENCY_TIMEOUT_MIN_NS;
 	if (timeout_ns > LOWLAT_MAX_WAIT_NS)
 		timeout_ns = LOWLAT_MAX_WAIT_NS;
+	begin_ns = lowlat_now_ns();
 	VkResult r = lowlat_ids_wait_shown(sc, sc->present_id - (k - 1), timeout_ns);
+	end_ns = lowlat_now_ns();
 	if (r == VK_SUCCESS) {
 		sc->latency_waits++;
 		sc->latency_timeouts_in_row = 0;
-	} else if (r == VK_TIMEOUT) {
-		snprintf(within, sizeof(within), "%.0f ms", (double)timeout_ns * 1e-6);
-		latency_timed_out(sc, k, within);
+		if (k == 1 && end_ns - begin_ns >= PW_BLOCKED_MIN_NS)
+			lowlat_pw_phase_shown(&sc->pw_phase, end_ns);
+		else
+			lowlat_pw_phase_forget(&sc->pw_phase);
+	} else {
+		lowlat_pw_phase_forget(&sc->pw_phase);
+		if (r == VK_TIMEOUT) {
+			snprintf(within, sizeof(within), "%.0f ms", (double)timeout_ns * 1e-6);
+			latency_timed_out(sc, k, within);
+		}
+		/* OUT_OF_DATE, SURFACE_LOST, DEVICE_LOST: the frame will not be shown; the app learns it
+		 * at its next call on the swapchain, which this release lets it make at once. */
+		return deadline_ns;
 	}
-	/* OUT_OF_DATE, SURFACE_LOST, DEVICE_LOST: the frame will not be shown; the app learns it at
-	 * its next call on the swapchain, which this release lets it make at once. */
+	if (k != 1)
+		return deadline_ns;
+	/* The pacing deadline the log shows is the one used. */
+	sc->target_ns = lowlat_pw_phase_release(&sc->pw_phase, deadline_ns > end_ns ? deadline_ns : end_ns,
+	                                        lowlat_pacer_interval_ns(&sc->pacer));
+	return sc->target_ns;
 }
 
 /* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present
@@ -831,15 +874,9 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		t = &sc->timing;
 		k = sc->config.max_latency_frames;
-		/* Waited for where the app waits for its presents (release_queued), or in its latency
-		 * sleep: a wait here would stall its submit thread. */
-		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT) {
-			if (k && sc->pacer.mfps && sc->ids_owned && sc->present_id && !sc->latency_off &&
-			    sc->config.method == LOWLAT_METHOD_LATE && is_fifo(sc->current_mode) &&
-			    !sc->release_queued && !lowlat_latency_owns_wait(dev, sc))
-				present_wait_cap(sc, k);
+		/* Its cap came with its release (present_wait_release). */
+		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT)
 			continue;
-		}
 		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
 		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
 			continue;
@@ -949,10 +986,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			                     is_fifo(present_mode_of(info, i, sc)) &&
 			                     lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release,
 			                                     LOWLAT_LOG_UNKNOWN);
-			if (sc->release_queued)
+			if (sc->release_queued) {
 				note_release(sc, release);
-			else
+			} else {
+				if (present_wait_capped(dev, sc))
+					release = present_wait_release(sc, release);
 				wait_consider(&wait, sc, release);
+			}
 		}
 		wait_do(&wait);
 		latency_cap(dev, info, result);
