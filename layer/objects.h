@@ -232,6 +232,7 @@ struct lowlat_swapchain {
 	/* The level's phase against the refresh, from lowlat's own waits (pace_wait.h); present
 	 * thread only. */
 	struct lowlat_pw_phase pw_phase;
+	bool pw_paced; /* this present's release went through the level's wait (the log's "wait") */
 
 	/* This swapchain's latest release of the app, and whether the display grid (true) or the CPU
 	 * pacer set it: a present that switches paths (a per-present mode change, the refresh becoming

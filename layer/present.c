@@ -471,9 +471,8 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			}
 			rec.present_mode = sc->current_mode;
 			rec.fallback = !sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_OFF
-			               : sc->level == LOWLAT_LEVEL_PRESENT_WAIT && sc->ids_owned
-			                       ? LOWLAT_LOG_FALLBACK_WAIT
-			                       : LOWLAT_LOG_FALLBACK_CPU;
+			               : sc->pw_paced  ? LOWLAT_LOG_FALLBACK_WAIT
+			                               : LOWLAT_LOG_FALLBACK_CPU;
 			if (sc->timing.refresh_known)
 				rec.refresh_ns = sc->timing.refresh_ns;
 			if (sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
@@ -504,7 +503,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			        .current = false;
 		tm->pushed = tm->current_taken = false;
 		tm->early_count = 0;
-		sc->release_queued = false;
+		sc->release_queued = sc->pw_paced = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
 		sc->acquire_blocked_ns = 0;
@@ -989,7 +988,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			if (sc->release_queued) {
 				note_release(sc, release);
 			} else {
-				if (present_wait_capped(dev, sc))
+				if ((sc->pw_paced = present_wait_capped(dev, sc)))
 					release = present_wait_release(sc, release);
 				wait_consider(&wait, sc, release);
 			}
