@@ -29,6 +29,13 @@
 #define LEAD_MIN_DIVISOR      16
 #define LEAD_MAX_PERIODS      4
 
+/* A frame seen this much after its target was shown on a later refresh: a quarter period (a frame
+ * one refresh late is at least that late on a grid of up to 4 refreshes), at most 2 ms (the
+ * shortest refresh lowlat expects is 2.8 ms, 360 Hz; a frame on time is seen within the waking
+ * thread's latency, ~0.1 ms and rarely above 1.3 ms here, FACTS.md). */
+#define LATE_DIVISOR 4
+#define LATE_MAX_NS  2000000ll /* 2 ms */
+
 /* A sample more than a quarter period after the predicted refresh start is a new phase (the
  * display changed, or the estimate was off), taken as it is; one closer is followed an eighth of
  * the way (about 8 frames to halve a real phase change within the quarter). */
@@ -60,7 +67,9 @@ void lowlat_pw_phase_shown(struct lowlat_pw_phase *p, int64_t shown_ns)
 	int64_t period;
 
 	if (p->target_ns && p->period_ns) {
-		if (shown_ns < p->target_ns + p->period_ns / 2) {
+		int64_t late =
+		        p->period_ns / LATE_DIVISOR < LATE_MAX_NS ? p->period_ns / LATE_DIVISOR : LATE_MAX_NS;
+		if (shown_ns < p->target_ns + late) {
 			p->hits++;
 			p->lead_ns -= p->period_ns / LEAD_SHORTEN_DIVISOR;
 		} else {

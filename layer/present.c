@@ -21,6 +21,11 @@
  * swapchain of the call has the present-timing flag, and never when the app chains its own
  * VkPresentTimingsInfoEXT. Anything else is paced on the CPU clock as before ("cpu").
  *
+ * The "present-wait" level (swapchains without present timing on a device with present_id and
+ * present_wait; pacing_level_select chooses the level): the driver sees lowlat's own present ids
+ * (present_ids.h), the latency-frames cap waits for frame N+1-k with vkWaitForPresentKHR inside
+ * this call, and the waits' returns phase the release to the refresh (pace_wait.h).
+ *
  * Settings come from the config module (config.h): each swapchain keeps a copy and refreshes it at
  * its presents when the process's config changed (a file reload, `lowlat ctl`). The present log
  * (log.c) gets one record per present when the config turns it on.
@@ -763,7 +768,7 @@ static bool app_sets_targets(const VkPresentInfoKHR *info)
  * frame that missed its refresh be shown up to three later before lowlat stops waiting (the display
  * or driver is then stalled, and the app must not be). */
 #define LATENCY_TIMEOUT_REFRESHES 4
-#define LATENCY_TIMEOUT_TEXT      "4 refreshes of its target"
+#define LATENCY_TIMEOUT_TEXT      "4 refreshes of its target" /* LATENCY_TIMEOUT_REFRESHES, said */
 
 /* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
  * reports nothing any more would otherwise cost every frame the whole timeout. */
