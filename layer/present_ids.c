@@ -5,7 +5,6 @@
 
 #include "chain.h"
 #include "clock.h"
-#include "log.h"
 #include "message.h"
 
 void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
