@@ -20,7 +20,10 @@ so a frame is released before the one before it is on screen unless lowlat holds
   "present-wait" and waits for its own present ids with vkWaitForPresentKHR; its present log says
   fallback "wait" for every paced present ("cpu" with max_latency_frames 0: the CPU grid alone). wait-cap1 asserts what cap1 does, wait-off prints what
   cap1 prevents, wait-60 (run with --hz 120) that a 60 fps cap holds on the display (new images
-  per second within 3%, a frame never shown before the one before was, see cap1).
+  per second within 3%, a frame never shown before the one before was, see cap1). wait-stall: the
+  display's present waits stop succeeding after request 100 (LOWLAT_VDISPLAY_WAIT_STALL_AFTER):
+  as stall, lowlat's waits give up after their timeout (100 ms), said once, and after 8 in a row
+  the cap is off; vkcube presents every frame and exits.
 Validation stays silent and the chain is checked in each (e2e_lowlat.check_run).
 """
 import argparse
@@ -58,7 +61,8 @@ def scenario(args, tmp):
     fps = 0 if args.scenario == "uncapped" else 60 if args.scenario == "wait-60" else args.hz
     extra = {"off": {"LOWLAT_MAX_LATENCY_FRAMES": "0"},
              "wait-off": {"LOWLAT_MAX_LATENCY_FRAMES": "0"},
-             "stall": {"LOWLAT_VDISPLAY_TIMING_STALL_AFTER": "100"}}.get(args.scenario, {})
+             "stall": {"LOWLAT_VDISPLAY_TIMING_STALL_AFTER": "100"},
+             "wait-stall": {"LOWLAT_VDISPLAY_WAIT_STALL_AFTER": "100"}}.get(args.scenario, {})
     wait_level = args.scenario.startswith("wait-")
     if wait_level:
         extra["LOWLAT_VDISPLAY_WITHHOLD"] = "VK_EXT_present_timing"
@@ -69,14 +73,15 @@ def scenario(args, tmp):
     pairs, early = queued_early(rows)
     print(f"{args.scenario}: {early} of {pairs} presents queued before the previous frame's first pixel; "
           f"{held[0].group(0) if held else 'lowlat held nothing'}")
-    if wait_level:
+    if wait_level and args.scenario != "wait-stall":
         check_wait_level(args, tmp, out_lines, rows, fps)
         if args.scenario == "wait-off":
             if held:
                 raise Fail("lowlat held releases with max_latency_frames 0")
             return
-    if args.scenario == "stall":
-        timeouts = [ln for ln in out_lines if "was not reported shown within 4 refreshes" in ln]
+    if args.scenario in ("stall", "wait-stall"):
+        within = "100 ms" if args.scenario == "wait-stall" else "4 refreshes"
+        timeouts = [ln for ln in out_lines if f"was not reported shown within {within}" in ln]
         off = [ln for ln in out_lines if "max_latency_frames is off for this swapchain" in ln]
         presented = sum(r["event"] in ("shown", "skipped", "replaced", "unshown") for r in rows)
         print("\n".join(timeouts + off))
@@ -132,7 +137,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
     ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
-    ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60"])
+    ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
+                                                        "wait-stall"])
     ap.add_argument("--hz", default="540")
     ap.add_argument("--frames", type=int, default=400)
     args = ap.parse_args()
