@@ -18,6 +18,7 @@
 #include "latency_sleep.h"
 #include "message.h"
 #include "objects.h"
+#include "present_ids.h"
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
@@ -194,6 +195,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	lowlat_device_info_init(&copy, base);
 	lowlat_timing_device_setup(inst, physical, &copy, &setup);
 	lowlat_mode_device_setup(inst, physical, &copy, &modes);
+	/* present_id and present_wait for the "present-wait" pacing level, on swapchains that get no
+	 * present timing; never when the app drives present timing itself (it paces itself). */
+	struct lowlat_ids_device_setup ids = {.reason = setup.reason};
+	if (!setup.app_timing)
+		lowlat_ids_device_setup(inst, physical, &copy, &ids);
 
 	VkLayerDeviceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
@@ -201,8 +207,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	/* Only a refusal is retried: out of memory or a lost device must reach the app as they came. */
 	if (copy.changed &&
 	    (result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT)) {
-		setup.enable = modes.latest_ready = modes.maintenance1 = false;
-		setup.reason = modes.reason = modes.switch_reason =
+		setup.enable = modes.latest_ready = modes.maintenance1 = ids.enable = false;
+		setup.reason = modes.reason = modes.switch_reason = ids.reason =
 		        "the driver refused the extensions lowlat added";
 		result = next_create(physical, base, allocator, out);
 	}
@@ -218,6 +224,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	dev->maintenance1 = modes.maintenance1;
 	dev->mode_reason = modes.reason;
 	dev->switch_reason = modes.switch_reason;
+	dev->present_wait = ids.enable;
+	dev->present_wait_reason = ids.reason;
 
 	dev->handle = *out;
 	dev->physical = physical;

@@ -23,10 +23,12 @@
 
 #include "clock.h"
 #include "dispatch.h"
+#include "id_map.h"
 #include "latency_sleep.h"
 #include "lowlat_config.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "pace_wait.h"
 #include "plumbing.h"
 #include "present_wait.h"
 #include "refresh.h"
@@ -72,6 +74,10 @@ struct lowlat_device {
 	 * switch_reason why not swapchain_maintenance1 (constant strings). */
 	bool latest_ready, maintenance1;
 	const char *mode_reason, *switch_reason;
+	/* VK_KHR_present_id and present_wait with their features (present_ids.c), the app's or
+	 * lowlat's: the "present-wait" pacing level is possible; when not, why (a constant string). */
+	bool present_wait;
+	const char *present_wait_reason;
 	/* The latest release of the app by any of its swapchains (CLOCK_MONOTONIC ns, 0 before one): a
 	 * swapchain created to replace another (DXVK recreates without oldSwapchain) continues its
 	 * grid from there instead of letting its first frame go unpaced. Written by presenting
@@ -146,6 +152,15 @@ struct lowlat_swapchain_timing {
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
 };
 
+/* How a swapchain is paced (present.c, pacing_level_select): chosen once at creation, from the best
+ * down; each level says once why not the one above it. */
+enum lowlat_pacing_level {
+	LOWLAT_LEVEL_TIMING,       /* VK_EXT_present_timing: target display times */
+	LOWLAT_LEVEL_PRESENT_WAIT, /* present-wait completion times: lowlat's ids, the latency cap */
+	LOWLAT_LEVEL_DRM,          /* the refresh clock of a refresh source (present_refresh.h) */
+	LOWLAT_LEVEL_CPU,          /* the CPU time grid of the plain late limiter */
+};
+
 /* How a swapchain's present mode is chosen (present_mode.h). */
 enum lowlat_mode_policy {
 	LOWLAT_MODES_KEEP,   /* the mode it was created with (the app's, or chosen once at creation) */
@@ -212,6 +227,19 @@ struct lowlat_swapchain {
 	struct lowlat_swapchain_timing timing;
 	/* The "drm" pacing level: the refresh clock of the screen (present_refresh.c). */
 	struct lowlat_swapchain_refresh refresh;
+
+	enum lowlat_pacing_level level;
+	/* The "present-wait" level: the driver sees only lowlat's present ids on this swapchain
+	 * (present_ids.h); present_id is the id of the present in progress, 0 when it has none of
+	 * ours. ids_owned is written by the present thread only before the swapchain is published
+	 * and when a present cannot be copied (it then stays false). */
+	_Atomic bool ids_owned; /* atomic: the app's waiting thread reads it */
+	struct lowlat_id_map ids;
+	uint64_t present_id;
+	/* The level's phase against the refresh, from lowlat's own waits (pace_wait.h); present
+	 * thread only. */
+	struct lowlat_pw_phase pw_phase;
+	bool pw_paced; /* this present's release went through the level's wait (the log's "wait") */
 
 	/* This swapchain's latest release of the app, and whether the display grid (true) or the CPU
 	 * pacer set it: a present that switches paths (a per-present mode change, the refresh becoming

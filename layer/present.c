@@ -23,6 +23,11 @@
  * refresh clock ("drm", present_refresh.c: releases on a refresh source's grid, no targets);
  * anything else is paced on the CPU clock as before ("cpu"). pacing_level_choose picks the level.
  *
+ * The "present-wait" level (swapchains without present timing on a device with present_id and
+ * present_wait; pacing_level_select chooses the level): the driver sees lowlat's own present ids
+ * (present_ids.h), the latency-frames cap waits for frame N+1-k with vkWaitForPresentKHR inside
+ * this call, and the waits' returns phase the release to the refresh (pace_wait.h).
+ *
  * Settings come from the config module (config.h): each swapchain keeps a copy and refreshes it at
  * its presents when the process's config changed (a file reload, `lowlat ctl`). The present log
  * (log.c) gets one record per present when the config turns it on.
@@ -41,6 +46,7 @@
 #include "objects.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "present_ids.h"
 #include "present_mode.h"
 #include "present_refresh.h"
 #include "present_timing.h"
@@ -86,6 +92,13 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		            " released on time past a late frame (FIFO_LATEST_READY)",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
 		            sc->latency_waits, sc->latency_timeouts, sc->latency_superseded);
+	if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT && (sc->pw_phase.hits || sc->pw_phase.misses))
+		LOWLAT_INFO("swapchain %ux%u: present-wait phase: period %.3f ms (first pixels' spacing), "
+		            "lead %.2f ms "
+		            "at the end; %" PRIu64
+		            " frames shown on the refresh they were released for, %" PRIu64 " later",
+		            sc->extent.width, sc->extent.height, (double)sc->pw_phase.period_ns * 1e-6,
+		            (double)sc->pw_phase.lead_ns * 1e-6, sc->pw_phase.hits, sc->pw_phase.misses);
 	if (sc->pacer.mfps)
 		LOWLAT_DEBUG("swapchain %ux%u: spin tail of the wait %.0f us at the end", sc->extent.width,
 		             sc->extent.height, (double)sc->sleeper.tail_ns * 1e-3);
@@ -139,39 +152,62 @@ static bool swapchain_refused(VkResult result)
 	       result != VK_ERROR_SURFACE_LOST_KHR;
 }
 
-/* The swapchain's pacing level, best first, and the one line per swapchain saying which it is on and
- * why not the better ones (timing_why: why not "timing"):
+/* The swapchain's pacing level, chosen once from the best down, and the one line per swapchain
+ * saying which and why not the better ones (timing_why: why not "timing", unused when its setup
+ * succeeded):
  *  - "timing": VK_EXT_present_timing, target display times on the refresh grid;
+ *  - "present-wait": present-wait completion times, lowlat's own present ids, the latency cap;
  *  - "drm": the refresh clock of the screen's CRTC (present_refresh.h), releases on its grid;
  *  - "cpu": the time grid of the plain late limiter.
  * An app that drives present timing itself stays on "cpu": its targets place its frames, and a
- * release phased for the next vblank would fight them. */
-static void pacing_level_choose(struct lowlat_swapchain *sc, const char *timing_why)
+ * release phased for the next refresh would fight them. */
+static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_why)
 {
+	struct lowlat_device *dev = sc->device;
+	const char *wait_why = NULL;
 	char drm_why[192];
 
+	if (!timing_why)
+		timing_why = "unknown";
 	if (sc->timing.active) {
+		sc->level = LOWLAT_LEVEL_TIMING;
 		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
 		            "times on the refresh grid)",
 		            sc->extent.width, sc->extent.height);
 		return;
 	}
-	if (!timing_why)
-		timing_why = "unknown";
-	if (sc->device->app_timing) {
+	sc->level = LOWLAT_LEVEL_CPU;
+	if (dev->app_timing) {
 		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
 		            sc->extent.width, sc->extent.height, timing_why);
 		return;
 	}
-	if (lowlat_refresh_swapchain_init(sc, drm_why, sizeof(drm_why))) {
-		LOWLAT_INFO(
-		        "swapchain %ux%u: pacing level \"drm\" (fallback from \"timing\": %s; the refresh "
-		        "clock of %s)",
-		        sc->extent.width, sc->extent.height, timing_why, sc->refresh.source.name);
+	if (!dev->present_wait)
+		wait_why = dev->present_wait_reason ? dev->present_wait_reason : "unknown";
+	else if (!dev->vk.WaitForPresentKHR)
+		wait_why = "the driver lacks vkWaitForPresentKHR";
+	else if (dev->latency.mode == LOWLAT_LATENCY_NATIVE)
+		wait_why = "the driver's VK_NV_low_latency2 matches the app's present ids";
+	else if (!sc->ids.lock_ready)
+		wait_why = "out of resources";
+	if (!wait_why) {
+		sc->level = LOWLAT_LEVEL_PRESENT_WAIT;
+		sc->ids_owned = true;
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"present-wait\" (fallback from \"timing\": %s)",
+		            sc->extent.width, sc->extent.height, timing_why);
 		return;
 	}
-	LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s; from \"drm\": %s)",
-	            sc->extent.width, sc->extent.height, timing_why, drm_why);
+	if (lowlat_refresh_swapchain_init(sc, drm_why, sizeof(drm_why))) {
+		sc->level = LOWLAT_LEVEL_DRM;
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"drm\" (fallback from \"timing\": %s; from "
+		            "\"present-wait\": %s; the refresh clock of %s)",
+		            sc->extent.width, sc->extent.height, timing_why, wait_why,
+		            sc->refresh.source.name);
+		return;
+	}
+	LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s; from "
+	            "\"present-wait\": %s; from \"drm\": %s)",
+	            sc->extent.width, sc->extent.height, timing_why, wait_why, drm_why);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
@@ -240,6 +276,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	lowlat_config_defaults(&sc->config);
 	lowlat_latency_swapchain_init(sc);
 	lowlat_pw_init(&sc->present_wait);
+	lowlat_id_map_init(&sc->ids);
 	swapchain_refresh(sc);
 	/* A swapchain replacing another (a resize; DXVK and vkd3d-proton recreate without
 	 * oldSwapchain) continues the device's latest release: its first frame is paced like any. */
@@ -250,10 +287,14 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	}
 	sc->frame_start_ns = sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 	fallback = setup.timing ? lowlat_timing_swapchain_init(sc, setup.stage_queries) : setup.reason;
+	/* Before the insert: the app's waiting thread may look it up from then on. */
+	pacing_level_select(sc, fallback);
 
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)*out, sc)) {
 		LOWLAT_WARN_ONCE("out of memory tracking a swapchain; its presents pass through");
 		lowlat_pw_fini(&sc->present_wait);
+		lowlat_id_map_fini(&sc->ids);
+		lowlat_refresh_swapchain_fini(sc);
 		lowlat_free(device_allocator(dev), sc);
 		return VK_SUCCESS;
 	}
@@ -266,7 +307,6 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	/* One line per swapchain saying which present mode it got and why. */
 	LOWLAT_INFO("swapchain %ux%u: present mode %s (%s)", sc->extent.width, sc->extent.height,
 	            present_mode_name(sc->present_mode), modes.why);
-	pacing_level_choose(sc, fallback);
 	return VK_SUCCESS;
 }
 
@@ -276,6 +316,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 	swapchain_summary(sc);
 	lowlat_refresh_swapchain_fini(sc);
 	lowlat_pw_fini(&sc->present_wait);
+	lowlat_id_map_fini(&sc->ids);
 	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
 }
@@ -453,7 +494,9 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 				rec.target_ns = sleep_target;
 			}
 			rec.present_mode = sc->current_mode;
-			rec.fallback = sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_CPU : LOWLAT_LOG_FALLBACK_OFF;
+			rec.fallback = !sc->pacer.mfps ? LOWLAT_LOG_FALLBACK_OFF
+			               : sc->pw_paced  ? LOWLAT_LOG_FALLBACK_WAIT
+			                               : LOWLAT_LOG_FALLBACK_CPU;
 			if (sc->timing.refresh_known)
 				rec.refresh_ns = sc->timing.refresh_ns;
 			if (sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
@@ -485,7 +528,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			        .current = false;
 		tm->pushed = tm->current_taken = false;
 		tm->early_count = 0;
-		sc->release_queued = false;
+		sc->release_queued = sc->pw_paced = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
 		sc->acquire_blocked_ns = 0;
@@ -745,16 +788,104 @@ static bool app_sets_targets(const VkPresentInfoKHR *info)
  * frame that missed its refresh be shown up to three later before lowlat stops waiting (the display
  * or driver is then stalled, and the app must not be). */
 #define LATENCY_TIMEOUT_REFRESHES 4
+#define LATENCY_TIMEOUT_TEXT      "4 refreshes of its target" /* LATENCY_TIMEOUT_REFRESHES, said */
 
 /* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
  * reports nothing any more would otherwise cost every frame the whole timeout. */
 #define LATENCY_TIMEOUTS_MAX 8
 
+/* How long the "present-wait" level's latency cap waits for a frame to be shown: four of the cap's
+ * intervals (a frame on time is shown within one, the refresh being unknown on this level), and
+ * never under 100 ms, which covers four refreshes down to 40 Hz when the cap is above the refresh
+ * rate. Beyond that the display or driver is stalled, and the app must not be. */
+#define PW_LATENCY_TIMEOUT_INTERVALS 4
+#define PW_LATENCY_TIMEOUT_MIN_NS    100000000ll /* 100 ms */
+
+/* The gave-up count and its lines, shared by both levels' latency caps. */
+static void latency_timed_out(struct lowlat_swapchain *sc, uint32_t k, const char *within)
+{
+	sc->latency_timeouts++;
+	if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
+		sc->latency_off = true;
+		lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame "
+		           "shown timed "
+		           "out; max_latency_frames is off for this swapchain",
+		           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
+	}
+	LOWLAT_WARN_ONCE("swapchain %ux%u: frame %" PRIu64 " was not reported shown within %s; released "
+	                 "the app anyway (max_latency_frames %u; counted in the swapchain's summary)",
+	                 sc->extent.width, sc->extent.height, sc->presents, within, k);
+}
+
+/* A wait for a present that returned within this found its frame already shown: its return is
+ * the call's own cost, not a refresh start, so it is no sample of the grid. (A frame that goes out
+ * within 50 us of the call only costs the one sample.) */
+#define PW_BLOCKED_MIN_NS 50000ll /* 50 us */
+
+/* Whether this present of a swapchain on the "present-wait" level gets its latency-frames cap
+ * (k = max_latency_frames > 0, while lowlat caps it, late method, FIFO-family present). Not where
+ * the app's latency sleep or its own present wait on another thread is the wait point: a wait here
+ * would stall its submit thread. */
+static bool present_wait_capped(struct lowlat_device *dev, struct lowlat_swapchain *sc)
+{
+	return sc->level == LOWLAT_LEVEL_PRESENT_WAIT && sc->ids_owned && sc->present_id &&
+	       sc->config.max_latency_frames && sc->pacer.mfps && !sc->latency_off &&
+	       sc->config.method == LOWLAT_METHOD_LATE && is_fifo(sc->current_mode) &&
+	       !lowlat_latency_owns_wait(dev, sc);
+}
+
+/* The "present-wait" level's release, inside the app's present call (the app's external
+ * synchronisation of the swapchain covers lowlat's wait: the spec makes both commands externally
+ * synchronise it): first the latency-frames cap, frame N+1-k shown by lowlat's own
+ * vkWaitForPresentKHR for that frame's id (lowlat's ids go up by one a present), bounded by the
+ * timeout; then, with k = 1, the CPU grid's deadline moved to just in time for the first refresh
+ * it can make (pace_wait.h), the wait's return being that refresh's start. */
+static int64_t present_wait_release(struct lowlat_swapchain *sc, int64_t deadline_ns)
+{
+	uint32_t k = sc->config.max_latency_frames;
+	int64_t timeout_ns = PW_LATENCY_TIMEOUT_INTERVALS * lowlat_pacer_interval_ns(&sc->pacer);
+	int64_t begin_ns, end_ns;
+	char within[48];
+
+	if (sc->present_id < k)
+		return deadline_ns;
+	if (timeout_ns < PW_LATENCY_TIMEOUT_MIN_NS)
+		timeout_ns = PW_LATENCY_TIMEOUT_MIN_NS;
+	if (timeout_ns > LOWLAT_MAX_WAIT_NS)
+		timeout_ns = LOWLAT_MAX_WAIT_NS;
+	begin_ns = lowlat_now_ns();
+	VkResult r = lowlat_ids_wait_shown(sc, sc->present_id - (k - 1), timeout_ns);
+	end_ns = lowlat_now_ns();
+	if (r == VK_SUCCESS) {
+		sc->latency_waits++;
+		sc->latency_timeouts_in_row = 0;
+		if (k == 1 && end_ns - begin_ns >= PW_BLOCKED_MIN_NS)
+			lowlat_pw_phase_shown(&sc->pw_phase, end_ns);
+		else
+			lowlat_pw_phase_forget(&sc->pw_phase);
+	} else {
+		lowlat_pw_phase_forget(&sc->pw_phase);
+		if (r == VK_TIMEOUT) {
+			snprintf(within, sizeof(within), "%.0f ms", (double)timeout_ns * 1e-6);
+			latency_timed_out(sc, k, within);
+		}
+		/* OUT_OF_DATE, SURFACE_LOST, DEVICE_LOST: the frame will not be shown; the app learns it
+		 * at its next call on the swapchain, which this release lets it make at once. */
+		return deadline_ns;
+	}
+	if (k != 1)
+		return deadline_ns;
+	/* The pacing deadline the log shows is the one used. */
+	sc->target_ns = lowlat_pw_phase_release(&sc->pw_phase, deadline_ns > end_ns ? deadline_ns : end_ns,
+	                                        lowlat_pacer_interval_ns(&sc->pacer));
+	return sc->target_ns;
+}
+
 /* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present
- * timing), at the late pacing point: before the app may start frame N+1, frame N+1-k must have
- * been reported shown; with k = 1, the frame just presented. Its display feedback is polled inside
- * this present call (the swapchain is externally synchronised here), never longer than the
- * timeout, so a display that stops reporting cannot hang the game.
+ * timing or present wait), at the late pacing point: before the app may start frame N+1, frame
+ * N+1-k must have been reported shown; with k = 1, the frame just presented. Its display feedback is polled
+ * inside this present call (the swapchain is externally synchronised here), never longer than the timeout, so
+ * a display that stops reporting cannot hang the game.
  *
  * One exception, in FIFO_LATEST_READY: frame N missed its refresh (its target has passed and it is
  * not shown) while frame N+1's target is a later refresh. Waiting for N to be shown would release
@@ -786,6 +917,9 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		t = &sc->timing;
 		k = sc->config.max_latency_frames;
+		/* Its cap came with its release (present_wait_release). */
+		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT)
+			continue;
 		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
 		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
 			continue;
@@ -813,19 +947,7 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			sc->latency_timeouts_in_row = 0;
 			continue;
 		}
-		sc->latency_timeouts++;
-		if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
-			sc->latency_off = true;
-			lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame "
-			           "shown timed "
-			           "out; max_latency_frames is off for this swapchain",
-			           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
-		}
-		LOWLAT_WARN_ONCE(
-		        "swapchain %ux%u: frame %" PRIu64 " was not reported shown within %d refreshes "
-		        "of its target; released the app anyway (max_latency_frames %u; counted in the "
-		        "swapchain's summary)",
-		        sc->extent.width, sc->extent.height, sc->presents, LATENCY_TIMEOUT_REFRESHES, k);
+		latency_timed_out(sc, k, LATENCY_TIMEOUT_TEXT);
 	}
 }
 
@@ -836,6 +958,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 	struct present_wait wait = {0};
 	struct present_times t = {.entry_ns = lowlat_now_ns()};
 	struct lowlat_mode_present mp;
+	struct lowlat_ids_present ids;
 	bool timed = false;
 	VkResult result;
 
@@ -850,6 +973,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		}
 	}
 	info = lowlat_mode_present(dev, info, &mp);
+	/* The app's own present ids, for its present wait's wait point (present_wait.c); the driver
+	 * gets lowlat's on swapchains whose ids it owns (present_ids.h). */
+	const VkPresentInfoKHR *app_ids = info;
+	info = lowlat_ids_present(dev, info, &ids);
 	/* The call's method is its first tracked swapchain's. Every swapchain follows the one process
 	 * config, so they differ only for the one present at which a change reaches them. */
 	for (uint32_t i = 0; i < info->swapchainCount && !first; i++)
@@ -912,12 +1039,15 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * engine's frame latency above 1, which release started a frame is not known). */
 			sc->release_queued = sc->pacer.mfps && !sc->timing.active && !sc->refresh.released &&
 			                     is_fifo(present_mode_of(info, i, sc)) &&
-			                     lowlat_pw_queue(sc, lowlat_pw_present_id(info, i), release,
+			                     lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release,
 			                                     LOWLAT_LOG_UNKNOWN);
-			if (sc->release_queued)
+			if (sc->release_queued) {
 				note_release(sc, release);
-			else
+			} else {
+				if ((sc->pw_paced = present_wait_capped(dev, sc)))
+					release = present_wait_release(sc, release);
 				wait_consider(&wait, sc, release);
+			}
 		}
 		wait_do(&wait);
 		latency_cap(dev, info, result);

@@ -5,7 +5,8 @@
  * of the swapchain create info, the swapchain's timing setup, and reading the display's feedback.
  * The pacing decisions made from that feedback are in pace_display.c and present.c.
  *
- * lowlat attaches no present ids of its own: the results of a swapchain's presents come back in
+ * On this level lowlat attaches no present ids of its own (the "present-wait" level does, on
+ * swapchains without present timing: present_ids.h): the results of a swapchain's presents come back in
  * present order (we never ask for VK_PAST_PRESENTATION_TIMING_ALLOW_OUT_OF_ORDER_RESULTS_BIT_EXT),
  * so they are matched to our pending presents by order, and ids the app attaches itself
  * (VK_KHR_present_id, present_id2) reach the driver untouched.

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "message.h"
 #include "objects.h"
+#include "present_ids.h"
 
 void lowlat_pw_init(struct lowlat_present_wait *pw)
 {
@@ -177,8 +178,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitForPresentKHR(VkDevice device, VkSwapc
 		                 "VK_ERROR_DEVICE_LOST");
 		return VK_ERROR_DEVICE_LOST;
 	}
-	result = dev->vk.WaitForPresentKHR(device, swapchain, present_id, timeout);
-	if (result == VK_SUCCESS && (sc = lowlat_swapchain_of(dev, swapchain)))
+	/* The app's id, translated where lowlat owns the swapchain's ids (present_ids.h); the wait
+	 * point claims releases by the app's ids. */
+	sc = lowlat_swapchain_of(dev, swapchain);
+	result = lowlat_ids_wait(dev, sc, swapchain, present_id, timeout, NULL);
+	if (result == VK_SUCCESS && sc)
 		wait_point(dev, sc, present_id, lowlat_now_ns());
 	return result;
 }
@@ -196,8 +200,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitForPresent2KHR(VkDevice device, VkSwap
 		                 "VK_ERROR_DEVICE_LOST");
 		return VK_ERROR_DEVICE_LOST;
 	}
-	result = dev->vk.WaitForPresent2KHR(device, swapchain, info);
-	if (result == VK_SUCCESS && info && (sc = lowlat_swapchain_of(dev, swapchain)))
+	if (!info)
+		return dev->vk.WaitForPresent2KHR(device, swapchain, info);
+	sc = lowlat_swapchain_of(dev, swapchain);
+	result = lowlat_ids_wait(dev, sc, swapchain, info->presentId, info->timeout, info);
+	if (result == VK_SUCCESS && sc)
 		wait_point(dev, sc, info->presentId, lowlat_now_ns());
 	return result;
 }

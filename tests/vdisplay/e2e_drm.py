@@ -9,7 +9,8 @@ a --hz screen, lowlat on top (implicit), validation below it, the display at the
 
 Asserts, from the display's truth log and lowlat's output and present log:
 - the chain vdisplay < validation < lowlat, validation silent (e2e_lowlat.check_run);
-- one 'pacing level "drm" (fallback from "timing": ...; the refresh clock of ...)' line;
+- one 'pacing level "drm" (fallback from "timing": ...; from "present-wait": ...; the refresh clock
+  of ...)' line;
 - every present after --warmup is logged with fallback "drm", the display's refresh_ns, a planned
   vblank (target_ns) and the lead it allowed for; no present carries a display target (the display
   has no present timing to take one);
@@ -63,7 +64,7 @@ def run_once(args, attempt):
 
     levels = [ln for ln in lines if "pacing level" in ln]
     want = re.compile(r'lowlat: swapchain \d+x\d+: pacing level "drm" \(fallback from "timing": the device lacks '
-                      r'VK_EXT_present_timing; the refresh '
+                      r'VK_EXT_present_timing; from "present-wait": [^;]+; the refresh '
                       r'clock of LOWLAT_REFRESH_SOURCE fixed, [0-9.]+ Hz from time 0\)$')
     if len(levels) != 1 or not want.match(levels[0]):
         raise Fail(f"expected one 'pacing level \"drm\"' line naming the fixed source, got {levels}")

@@ -31,6 +31,13 @@ Asserts, for one run (a run slowed by stalls is repeated, see below):
   request before it still held the queue; and lowlat says once that it falls back to "cpu"
   because the app drives VK_EXT_present_timing itself.
 
+Where lowlat says a swapchain is on pacing level "present-wait" (the display withholds
+VK_EXT_present_timing), lowlat owns the present ids the display sees: on each swapchain they are
+exactly 1, 2, 3, ... in request order whatever ids the app attached (vkd3d_like skips some); the
+truth log's ids are then mapped back to the app's by that order for the checks above, and each of
+the app's own present waits (translated by lowlat) returned at or after its frame's first pixel,
+within 1.5 frames of it at the median (lowlat's wait point holds them until its release).
+
 Exit 77 (skipped) when the app reports a missing extension (e.g. "VK_NV_low_latency2 not
 offered"), or when 3 runs were each slowed below the cap by stalls of this shared machine (each
 other check held).
@@ -142,6 +149,56 @@ def check_targets(frames, truth, out, errors):
     want = 'pacing level "cpu" (fallback from "timing": the app drives VK_EXT_present_timing itself)'
     if not levels or any(want not in ln for ln in levels):
         errors.append(f"expected lowlat to say {want!r} for each swapchain, got {levels}")
+
+
+def translate_owned_ids(frames, truth, out, fps, errors):
+    """On the "present-wait" level the display saw lowlat's ids: checks they are 1..n per swapchain
+    and rewrites the truth log's ids into the app's (request order = the app's successful presents
+    in order), then checks the app's translated waits against the first pixels."""
+    if 'pacing level "present-wait"' not in out:
+        return
+    requests = {}
+    for r in truth:
+        if r["event"] in ("shown", "skipped", "replaced", "unshown"):
+            requests.setdefault(r["swapchain"], {})[r["seq"]] = r
+    presents = {}
+    for f in frames:
+        if not f["result"].startswith("VK_ERROR"):
+            presents.setdefault(f["swapchain"], []).append(f)
+    if len(requests) != len(presents):
+        errors.append(f"{len(requests)} swapchains in the truth log, the app presented to {len(presents)}")
+        return
+    to_app = {}
+    for chain, app_chain in zip(sorted(requests), sorted(presents)):
+        reqs = [requests[chain][k] for k in sorted(requests[chain])]
+        ids = [r["present_id"] for r in reqs]
+        if ids != list(range(1, len(ids) + 1)):
+            errors.append(f"the display saw present ids {ids[:12]}... on swapchain {chain}, not lowlat's 1, 2, 3, ...")
+            return
+        if len(reqs) != len(presents[app_chain]):
+            errors.append(f"{len(reqs)} requests on swapchain {chain} for {len(presents[app_chain])} presents")
+            return
+        for r, f in zip(reqs, presents[app_chain]):
+            to_app[(chain, r["present_id"])] = f["present_id"]
+    skipped = sum(1 for a, b in zip(frames, frames[1:]) if b["present_id"] > a["present_id"] + 1)
+    for r in truth:
+        if (r["swapchain"], r["present_id"]) in to_app:
+            r["present_id"] = to_app[(r["swapchain"], r["present_id"])]
+    shown = {r["present_id"]: r["time_ns"] for r in truth if r["event"] == "shown"}
+    after = [(int(f["waited_ns"]) - shown[f["present_id"]]) / 1e6 for f in frames
+             if int(f["waited_ns"] or 0) and f["present_id"] in shown]
+    early = [a for a in after if a < -0.05]  # clock reads of two processes' threads: a few us
+    print(f"present ids: the display saw lowlat's 1..n, the app's skipped {skipped} times; {len(after)} of the "
+          f"app's present waits returned {statistics.median(after) if after else float('nan'):.2f} ms (median) "
+          f"after their frame's first pixel")
+    if early:
+        errors.append(f"{len(early)} of the app's present waits returned before their frame's first pixel "
+                      f"(by up to {-min(early):.2f} ms): its ids were not translated")
+    elif after and statistics.median(after) > 1.5 * 1000 / fps:
+        # lowlat's wait point holds each wait until its release, at most a frame after the first
+        # pixel; an untranslated id of vkd3d_like's (a quarter above lowlat's) waits frames longer.
+        errors.append(f"the app's present waits returned {statistics.median(after):.2f} ms (median) after their "
+                      "frame's first pixel, more than 1.5 frames: its ids were not translated")
 
 
 def late_start(frames, lowlat_rows, truth, latency, across_recreates, errors):
@@ -296,6 +353,7 @@ def run_once(args, attempt):
             errors.append(f"lowlat said wait point {args.wait_point!r} for {said} of {recreates + 1} swapchains")
     rows = vdlog.read(truth)
     vdlog.check_invariants(rows, errors.append)
+    translate_owned_ids(frames, rows, out, float(args.fps), errors)
     lowlat_rows = read_lowlat_logs(logdir)
     if len(lowlat_rows) != presented + failed_presents:
         errors.append(f"lowlat's present log has {len(lowlat_rows)} rows for {presented + failed_presents} presents")

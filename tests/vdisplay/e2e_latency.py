@@ -17,6 +17,15 @@ so a frame is released before the one before it is on screen unless lowlat holds
 - stall: the display stops reporting after request 100 (LOWLAT_VDISPLAY_TIMING_STALL_AFTER): each
   wait gives up after its timeout, lowlat says so once, and after 8 in a row says the cap is off for
   the swapchain; vkcube presents every frame and exits (no hang).
+- wait-cap1, wait-off, wait-60: the display withholds VK_EXT_present_timing
+  (LOWLAT_VDISPLAY_WITHHOLD), so lowlat says once that the swapchain is on pacing level
+  "present-wait" and waits for its own present ids with vkWaitForPresentKHR; its present log says
+  fallback "wait" for every paced present ("cpu" with max_latency_frames 0: the CPU grid alone). wait-cap1 asserts what cap1 does, wait-off prints what
+  cap1 prevents, wait-60 (run with --hz 120) that a 60 fps cap holds on the display (new images
+  per second within 3%, a frame never shown before the one before was, see cap1). wait-stall: the
+  display's present waits stop succeeding after request 100 (LOWLAT_VDISPLAY_WAIT_STALL_AFTER):
+  as stall, lowlat's waits give up after their timeout (100 ms), said once, and after 8 in a row
+  the cap is off; vkcube presents every frame and exits.
 Validation stays silent and the chain is checked in each (e2e_lowlat.check_run).
 """
 import argparse
@@ -51,9 +60,14 @@ def queued_early(rows):
 
 
 def scenario(args, tmp):
-    fps = 0 if args.scenario == "uncapped" else args.hz
+    fps = 0 if args.scenario == "uncapped" else 60 if args.scenario == "wait-60" else args.hz
     extra = {"off": {"LOWLAT_MAX_LATENCY_FRAMES": "0"},
-             "stall": {"LOWLAT_VDISPLAY_TIMING_STALL_AFTER": "100"}}.get(args.scenario, {})
+             "wait-off": {"LOWLAT_MAX_LATENCY_FRAMES": "0"},
+             "stall": {"LOWLAT_VDISPLAY_TIMING_STALL_AFTER": "100"},
+             "wait-stall": {"LOWLAT_VDISPLAY_WAIT_STALL_AFTER": "100"}}.get(args.scenario, {})
+    wait_level = args.scenario.startswith("wait-")
+    if wait_level:
+        extra["LOWLAT_VDISPLAY_WITHHOLD"] = "VK_EXT_present_timing"
     out_lines = []
 
     rows, _ = e2e_modes.run(args, tmp, fps, extra, args.frames, lines_out=out_lines)
@@ -61,8 +75,15 @@ def scenario(args, tmp):
     pairs, early = queued_early(rows)
     print(f"{args.scenario}: {early} of {pairs} presents queued before the previous frame's first pixel; "
           f"{held[0].group(0) if held else 'lowlat held nothing'}")
-    if args.scenario == "stall":
-        timeouts = [ln for ln in out_lines if "was not reported shown within 4 refreshes" in ln]
+    if wait_level and args.scenario != "wait-stall":
+        check_wait_level(args, tmp, out_lines, rows, fps)
+        if args.scenario == "wait-off":
+            if held:
+                raise Fail("lowlat held releases with max_latency_frames 0")
+            return
+    if args.scenario in ("stall", "wait-stall"):
+        within = "100 ms" if args.scenario == "wait-stall" else "4 refreshes"
+        timeouts = [ln for ln in out_lines if f"was not reported shown within {within}" in ln]
         off = [ln for ln in out_lines if "max_latency_frames is off for this swapchain" in ln]
         presented = sum(r["event"] in ("shown", "skipped", "replaced", "unshown") for r in rows)
         print("\n".join(timeouts + off))
@@ -74,7 +95,7 @@ def scenario(args, tmp):
         if presented != args.frames:
             raise Fail(f"{presented} of {args.frames} frames presented")
         return
-    if args.scenario != "cap1":
+    if args.scenario not in ("cap1", "wait-cap1", "wait-60"):
         if held:
             raise Fail("lowlat held releases although it should leave the app alone")
         return
@@ -93,11 +114,34 @@ def scenario(args, tmp):
                    f"a wait that gave up and {superseded} by a late frame in FIFO_LATEST_READY")
 
 
+def check_wait_level(args, tmp, lines, rows, fps):
+    """The "present-wait" level: said once, every paced present logged as such, the cap held."""
+    want = 'pacing level "present-wait" (fallback from "timing": '
+    said = [ln for ln in lines if want in ln]
+    if len(said) != 1 or any('pacing level "' in ln and want not in ln for ln in lines):
+        raise Fail(f"expected one line saying {want!r}..., got {[ln for ln in lines if 'pacing level' in ln]}")
+    print(said[0])
+    logged = e2e_modes.log_rows(tmp)
+    # With max_latency_frames 0 nothing of the level paces the presents: the CPU grid alone.
+    want_kind = "cpu" if args.scenario == "wait-off" else "wait"
+    kinds = {r["fallback"] for r in logged[1:]}
+    if kinds != {want_kind}:
+        raise Fail(f"lowlat's present log says fallback {kinds} after the first present, expected {want_kind!r} only")
+    fps = float(fps)
+    display, n = e2e_lowlat.vdlog.new_images_per_second(rows)
+    print(f"the display showed {display:.2f} new images/s for a cap of {fps} ({n} images after start-up)")
+    if display > fps * 1.03:
+        raise Fail(f"the display showed {display:.2f} new images/s, faster than the cap of {fps}")
+    if args.scenario == "wait-60" and display < fps * 0.97:
+        raise Fail(f"the display showed {display:.2f} new images/s, slower than the cap of {fps}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
     ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
-    ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall"])
+    ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
+                                                        "wait-stall"])
     ap.add_argument("--hz", default="540")
     ap.add_argument("--frames", type=int, default=400)
     args = ap.parse_args()

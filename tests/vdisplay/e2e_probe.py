@@ -10,6 +10,14 @@ drives present ids, present wait and VK_EXT_present_timing itself, so every chec
 without it (lowlat adds no ids, never touches the app's targets or reads its timing results), and
 lowlat must say once that it falls back to "cpu" because the app drives present timing itself,
 and (timing scenario, whose presents carry targets) once that it adds no cap over those targets.
+
+With --withhold-timing too, the display offers no VK_EXT_present_timing: lowlat then says once that
+the swapchain is on pacing level "present-wait", gives the display its own present ids (replacing
+the probe's VkPresentIdKHR or VkPresentId2KHR in a copy of the present's chain) and translates the
+probe's vkWaitForPresentKHR / vkWaitForPresent2KHR; the probe's checks must hold as without lowlat
+(each wait returns after its id's first pixel, a wait for an id never presented times out), and
+validation must stay silent about the ids lowlat attaches. present_mode is fifo there: the probe's
+checks assume FIFO.
 """
 import argparse
 import os
@@ -102,6 +110,8 @@ def main():
     ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
     ap.add_argument("--lowlat-manifest-dir", help="run lowlat on top, from this implicit manifest directory")
     ap.add_argument("--lowlat-fps", default="240")
+    ap.add_argument("--withhold-timing", action="store_true",
+                    help="the display withholds VK_EXT_present_timing (lowlat's present-wait level)")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="vdprobe-")
@@ -125,6 +135,12 @@ def main():
             "LOWLAT_VERBOSE": "1",
             "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
         })
+    if args.withhold_timing:
+        env["LOWLAT_VDISPLAY_WITHHOLD"] = "VK_EXT_present_timing"
+        env["VD_PROBE_NO_TIMING"] = "1"
+        # FIFO, as the probe's checks assume (every waited id shown): lowlat's auto mode would
+        # present in FIFO_LATEST_READY while it caps, where a request may be dropped.
+        env["LOWLAT_PRESENT_MODE"] = "fifo"
     p = subprocess.run([args.probe, args.scenario, args.frames], env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=120)
     out = p.stdout
@@ -179,6 +195,8 @@ def main():
     if args.lowlat_manifest_dir:
         levels = [ln for ln in out.splitlines() if ln.startswith("lowlat: ") and "pacing level" in ln]
         want = 'pacing level "cpu" (fallback from "timing": the app drives VK_EXT_present_timing itself)'
+        if args.withhold_timing:
+            want = 'pacing level "present-wait" (fallback from "timing": the device lacks VK_EXT_present_timing)'
         if len(levels) != 1 or want not in levels[0]:
             fail(f"expected one line from lowlat saying {want!r}, got {levels}")
         else:

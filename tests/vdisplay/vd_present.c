@@ -345,17 +345,27 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 
 /* ---- present wait, release ---- */
 
+/* LOWLAT_VDISPLAY_WAIT_STALL_AFTER=N: once request N was queued, no present wait succeeds any more
+ * (each runs to its timeout: a display whose completion reports stopped; tests a layer's
+ * timeouts). 0: never. */
+static uint64_t wait_stall_after(void)
+{
+	const char *v = getenv("LOWLAT_VDISPLAY_WAIT_STALL_AFTER");
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
 static VkResult wait_for_present(struct vd_device *dev, VkSwapchainKHR swapchain, uint64_t id,
                                  uint64_t timeout)
 {
 	struct vd_swapchain *sc = vd_swapchain_of(dev, swapchain);
 	int64_t deadline = timeout < (uint64_t)INT64_MAX / 2 ? vd_now_ns() + (int64_t)timeout : 0;
 	VkResult r = VK_SUCCESS;
+	uint64_t stall_after = wait_stall_after();
 
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
 	pthread_mutex_lock(&sc->lock);
-	while (sc->shown_present_id < id) {
+	while (sc->shown_present_id < id || (stall_after && sc->last_seq > stall_after)) {
 		struct timespec ts;
 		if (sc->retired) {
 			r = VK_ERROR_OUT_OF_DATE_KHR;

@@ -105,14 +105,20 @@ static void create_device(struct probe *p)
 	VkPhysicalDevicePresentIdFeaturesKHR id = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR, .pNext = &wait};
 	VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &id};
+	/* VD_PROBE_NO_TIMING=1: the display withholds VK_EXT_present_timing (LOWLAT_VDISPLAY_WITHHOLD);
+	 * the probe then neither asks for it nor enables it (scenarios other than timing). */
+	bool no_timing = getenv("VD_PROBE_NO_TIMING") && !strcmp(getenv("VD_PROBE_NO_TIMING"), "1");
+	if (no_timing)
+		latest.pNext = NULL;
 	vkGetPhysicalDeviceFeatures2(p->physical, &f2);
 	printf("probe: features presentId=%u presentWait=%u presentId2=%u presentWait2=%u maintenance1=%u "
 	       "fifoLatestReady=%u\n",
 	       id.presentId, wait.presentWait, id2.presentId2, wait2.presentWait2, m1.swapchainMaintenance1,
 	       latest.presentModeFifoLatestReady);
 	if (!id.presentId || !wait.presentWait || !id2.presentId2 || !wait2.presentWait2 ||
-	    !m1.swapchainMaintenance1 || !latest.presentModeFifoLatestReady || !timing.presentTiming ||
-	    !timing.presentAtAbsoluteTime || !timing.presentAtRelativeTime) {
+	    !m1.swapchainMaintenance1 || !latest.presentModeFifoLatestReady ||
+	    (!no_timing &&
+	     (!timing.presentTiming || !timing.presentAtAbsoluteTime || !timing.presentAtRelativeTime))) {
 		fprintf(stderr, "probe: a display feature is missing\n");
 		exit(1);
 	}
@@ -137,7 +143,9 @@ static void create_device(struct probe *p)
 	                          .pNext = &f2,
 	                          .queueCreateInfoCount = 1,
 	                          .pQueueCreateInfos = &qci,
-	                          .enabledExtensionCount = sizeof(device_exts) / sizeof(device_exts[0]),
+	                          /* VK_EXT_present_timing is the last name. */
+	                          .enabledExtensionCount =
+	                                  sizeof(device_exts) / sizeof(device_exts[0]) - no_timing,
 	                          .ppEnabledExtensionNames = device_exts};
 	CHECK_VK(vkCreateDevice(p->physical, &dci, NULL, &p->device));
 	vkGetDeviceQueue(p->device, 0, 0, &p->queue);
