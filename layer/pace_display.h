@@ -51,18 +51,25 @@
  * percentile of a handful is their maximum by chance. 32 frames: half a second at 60 fps. */
 #define LOWLAT_READY_MIN_SAMPLES 32
 
-/* The margin added to the prediction, as a fraction of the refresh duration: 1/8, 1.04 ms at
- * 120 Hz, 2.08 ms at 60 Hz, 0.23 ms at 540 Hz. It covers what the percentile does not: the
- * release's own wake-up error (the spin tail hides most of it) and scatter just above the 99th
- * percentile. It scales with the refresh because a miss costs one refresh. Chosen from
- * tools/bench-display's curve (120 Hz, 2 ms frames, cap 120, 480 frames a point, a shared 2-core VM
- * on a noisy day, 2026-12-01): margin 0 -> latency p50 2.37 ms, repeats 2.04%; 500 us -> 3.43 ms,
- * 0.41%; 1000 us -> 3.38 ms, 0.41%; a quarter refresh (2083 us, the first guess) -> 5.61 ms, 0.62%.
- * Past about half a millisecond more margin bought no fewer repeats there, only latency; but
- * vkcube under validation scatters more: at 1/16 (0.52 ms) vdisplay-lowlat-60fps-120hz saw
- * 1.8-3.7% of its frames miss their refresh in five runs in a row, at 1/4 under 0.5%. 1/8 is the
- * middle, until a quieter day's curve says more. */
-#define LOWLAT_LEAD_MARGIN_DIVISOR 8
+/* The margin added to the prediction, as a fraction of the refresh duration: 1/64, 130 us at
+ * 120 Hz, 260 us at 60 Hz, 29 us at 540 Hz. It covers what the percentile cannot see: the
+ * release's own wake-up error (the window's samples start at the actual release; the spin tail
+ * keeps that error to tens of microseconds, timing.c) and the few microseconds from the release to
+ * the app's first instruction. It scales with the refresh because a miss costs one refresh.
+ * Measured with tools/bench-display's game loop (120 Hz, 2 ms frames, cap 120) on the shared
+ * 2-core VM, 2026-12-01, late morning, 2 x 2500 frames a margin, interleaved: latency p50 / p99
+ * and repeats
+ *   130 us (1/64)     2.58 / 3.69 ms  0.04%  (0.55% dropped: late frames replaced by the next)
+ *   1040 us (1/8)     3.54 / 4.65 ms  0.02%  (0.17%)
+ *   half of p50..p99  2.84 / 5.41 ms  0.04%  (0.55%; a margin widened with the window's spread)
+ * and with 5000 frames a point: 130 us 2.99 / 4.29 ms, 0.04%; 1/8 3.89 / 4.60 ms, 0.10%. Above the
+ * percentile more margin bought no fewer repeats, only latency; a margin following the spread
+ * raised it for whole stretches of frames that did not need it. Earlier, on a loaded day (load
+ * 3-7 from other sessions), the curve was flatter (0 -> p50 2.37 ms, 2.04% repeats; 500 us ->
+ * 3.43 ms, 0.41%; 2083 us -> 5.61 ms, 0.62%) and vkcube under validation missed 1.8-3.7% of its
+ * refreshes at 1/16 in vdisplay-lowlat-60fps-120hz, which that test then skips as an overloaded
+ * machine: a busy machine's misses cost a repeat each, a margin costs every frame. */
+#define LOWLAT_LEAD_MARGIN_DIVISOR 64
 
 /* The n of the grid rule above: n >= 1 to pace on the refresh grid, 0 for the time grid. mfps is the
  * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */

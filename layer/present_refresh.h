@@ -19,7 +19,7 @@
 #include "objects.h"
 
 /* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/3, 2.78 ms
- * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's eighth covers
+ * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's margin covers
  * (the wake-up error, the scatter above the percentile) it covers what this level cannot measure:
  * the frame's GPU work after its present call and the compositor's latch before the vblank. A
  * frame that misses by that costs a repeat, a margin too large only latency, and releasing at a

@@ -66,18 +66,19 @@ static void prediction(void)
 
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), -1);
 	/* Nothing measured: one refresh plus the margin. */
-	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)), 8 * MS + 1 * MS);
+	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
+	             8 * MS + 8 * MS / 64);
 	/* One sample: itself. */
 	lowlat_ready_note(&w, 5 * MS);
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), 5 * MS);
 	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
-	             8 * MS + 1 * MS); /* too few yet */
+	             8 * MS + 8 * MS / 64); /* too few yet */
 	/* 100 samples: the 99th smallest, the second largest (5 ms + 95 ns is the largest). */
 	for (int i = 1; i < 100; i++)
 		lowlat_ready_note(&w, (5 - (i % 5)) * MS + i); /* a shuffled 1..5 ms */
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), 5 * MS + 90);
 	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
-	             5 * MS + 90 + 1 * MS);
+	             5 * MS + 90 + 8 * MS / 64);
 	w = (struct lowlat_ready_window){0};
 	for (int i = 0; i < LOWLAT_READY_WINDOW; i++)
 		lowlat_ready_note(&w, 2 * MS + ((i * 97) % LOWLAT_READY_WINDOW) *
@@ -85,7 +86,7 @@ static void prediction(void)
 	/* The 99th percentile of 256 is the 254th smallest: 2.253 ms. */
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), 2 * MS + 253 * US);
 	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
-	             2 * MS + 253 * US + 1 * MS);
+	             2 * MS + 253 * US + 8 * MS / 64);
 	/* Stalls (beyond 2 x p90 + refresh/2 = 2 x 2.230 + 4 = 8.46 ms) do not count, however many of
 	 * the rare ones there are... */
 	for (int i = 0; i < 10; i++)
