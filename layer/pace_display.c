@@ -103,9 +103,9 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
 	return percentile(w->sorted_ns, kept, LOWLAT_READY_PERCENTILE);
 }
 
-int64_t lowlat_display_margin_ns(int64_t refresh_ns)
+int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n)
 {
-	return refresh_ns / LOWLAT_LEAD_MARGIN_DIVISOR;
+	return refresh_ns / (n >= 2 ? LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR : LOWLAT_LEAD_MARGIN_DIVISOR);
 }
 
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns)

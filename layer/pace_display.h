@@ -71,6 +71,14 @@
  * machine: a busy machine's misses cost a repeat each, a margin costs every frame. */
 #define LOWLAT_LEAD_MARGIN_DIVISOR 64
 
+/* The margin at a cap of refresh/n with n >= 2, where the player chose a divisor of the refresh for
+ * its even cadence: 1/8, 1.04 ms at 120 Hz. There a miss does not just repeat a refresh: the frame
+ * is shown for n + 1 refreshes and the next one for n - 1 (two frames off their cadence), while at
+ * cap = refresh the next frame simply replaces a late one (FIFO_LATEST_READY). vkcube at 60 fps on
+ * 120 Hz under validation (vdisplay-lowlat-60fps-120hz) had 3.0-5.0% of its frames off their 2
+ * refreshes with 1/64 on the idle VM, 1.7% (two runs) with 1/8; the eighth costs 0.9 ms of latency. */
+#define LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR 8
+
 /* The n of the grid rule above: n >= 1 to pace on the refresh grid, 0 for the time grid. mfps is the
  * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */
 int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns);
@@ -110,7 +118,9 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
  * frame ready early waits for its target). */
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns);
 
-/* The margin lowlat_display_lead_ns adds by default: refresh / LOWLAT_LEAD_MARGIN_DIVISOR. */
-int64_t lowlat_display_margin_ns(int64_t refresh_ns);
+/* The margin lowlat_display_lead_ns adds by default, for a cap of refresh/n (n = 0: off the refresh
+ * grid): refresh / LOWLAT_LEAD_MARGIN_DIVISOR, or refresh / LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR for
+ * n >= 2. */
+int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
 
 #endif

@@ -719,9 +719,9 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
 	int64_t refresh = t->refresh_ns, next;
-	int64_t lead = lowlat_display_lead_ns(
-	        &t->ready, refresh, t->margin_ns >= 0 ? t->margin_ns : lowlat_display_margin_ns(refresh));
 	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
+	int64_t lead = lowlat_display_lead_ns(
+	        &t->ready, refresh, t->margin_ns >= 0 ? t->margin_ns : lowlat_display_margin_ns(refresh, n));
 	/* The CPU pacer released the previous frame (start-up, a per-present switch from a mode that
 	 * takes no targets): the grid continues an interval after that release, not from now. */
 	bool from_cpu = !sc->last_release_display && sc->last_release_ns;

@@ -60,24 +60,32 @@ static void refresh_arithmetic(void)
 	CHECK_EQ_I64(lowlat_refresh_nearest(v - 2 * r - 3 * US, v, r), v - 2 * r);
 }
 
+static void margins(void)
+{
+	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 1), 8 * MS / 64);
+	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 0), 8 * MS / 64); /* the time grid */
+	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 2), 1 * MS);      /* a divisor's cadence */
+	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 3), 1 * MS);
+}
+
 static void prediction(void)
 {
 	struct lowlat_ready_window w = {0};
 
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), -1);
 	/* Nothing measured: one refresh plus the margin. */
-	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
+	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS, 1)),
 	             8 * MS + 8 * MS / 64);
 	/* One sample: itself. */
 	lowlat_ready_note(&w, 5 * MS);
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), 5 * MS);
-	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
+	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS, 1)),
 	             8 * MS + 8 * MS / 64); /* too few yet */
 	/* 100 samples: the 99th smallest, the second largest (5 ms + 95 ns is the largest). */
 	for (int i = 1; i < 100; i++)
 		lowlat_ready_note(&w, (5 - (i % 5)) * MS + i); /* a shuffled 1..5 ms */
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), 5 * MS + 90);
-	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
+	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS, 1)),
 	             5 * MS + 90 + 8 * MS / 64);
 	w = (struct lowlat_ready_window){0};
 	for (int i = 0; i < LOWLAT_READY_WINDOW; i++)
@@ -85,7 +93,7 @@ static void prediction(void)
 		                                       US); /* 2.000 .. 2.255 ms, shuffled */
 	/* The 99th percentile of 256 is the 254th smallest: 2.253 ms. */
 	CHECK_EQ_I64(lowlat_ready_predict(&w, 8 * MS), 2 * MS + 253 * US);
-	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS)),
+	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, lowlat_display_margin_ns(8 * MS, 1)),
 	             2 * MS + 253 * US + 8 * MS / 64);
 	/* Stalls (beyond 2 x p90 + refresh/2 = 2 x 2.230 + 4 = 8.46 ms) do not count, however many of
 	 * the rare ones there are... */
@@ -129,6 +137,7 @@ int main(void)
 {
 	RUN(grid_rule);
 	RUN(refresh_arithmetic);
+	RUN(margins);
 	RUN(prediction);
 	return check_result();
 }
