@@ -39,7 +39,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vdlog  # noqa: E402
-from e2e_lowlat import SKIP, Fail, Skip, check_run, lowlat_env  # noqa: E402
+from e2e_lowlat import SKIP, Fail, Skip, check_run, lowlat_env, run_attempts  # noqa: E402
 
 WITHHOLD = "VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2"
 # How late a release may wake before a miss is lowlat's: sleeps on this shared VM overshoot up to
@@ -198,23 +198,7 @@ def main():
     if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
         print("skipped: needs vkcube and an X display (run under tools/testroot)")
         return SKIP
-    reason = ""
-    for attempt in range(1, args.attempts + 1):
-        try:
-            rc, reason, tmp = run_once(args, attempt)
-        except Fail as e:
-            print("FAIL:", e)
-            return 1
-        if rc == SKIP:
-            print("skipped:", reason)
-            return SKIP
-        if rc == 0:
-            shutil.rmtree(tmp)
-            return 0
-        print(f"run {attempt}: {reason}; logs in {tmp}")
-    print(f"skipped: the machine is overloaded: {args.attempts} runs each had {reason}")
-    return SKIP
-
+    return run_attempts(run_once, args)
 
 if __name__ == "__main__":
     sys.exit(main())

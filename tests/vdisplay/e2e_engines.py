@@ -47,13 +47,13 @@ import csv
 import glob
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_lowlat  # noqa: E402
 import vdlog  # noqa: E402
 
 SKIP = 77
@@ -445,23 +445,7 @@ def main():
     if args.faults and not args.faults_manifest_dir:
         ap.error("--faults needs --faults-manifest-dir")
 
-    reason = ""
-    for attempt in range(1, args.attempts + 1):
-        try:
-            rc, reason, tmp = run_once(args, attempt)
-        except Fail as e:
-            print("FAIL:", e)
-            return 1
-        if rc == SKIP:
-            print("SKIP:", reason)
-            return SKIP
-        if rc == 0:
-            shutil.rmtree(tmp)
-            return 0
-        print(f"run {attempt}: {reason}; files kept in {tmp}")
-    print(f"SKIP: the machine is overloaded: {args.attempts} runs were each {reason} (every other check held)")
-    return SKIP
-
+    return e2e_lowlat.run_attempts(run_once, args, Fail)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -260,16 +260,17 @@ def run_once(args, attempt):
     return 2, f"{off * 100:.2f}% of frames off, every one explained by a frame not ready in time", tmp
 
 
-def run_attempts(run_once, args):
+def run_attempts(run_once, args, fail=None):
     """Runs run_once(args, attempt) up to args.attempts times, for the e2e scripts whose runs a stall
     of the shared machine can spoil. run_once returns (rc, reason, tmp): 0 passed (tmp is removed),
     SKIP skipped at once, anything else spoilt by the machine (run again; tmp is kept); it raises
-    Fail for a real failure. Returns the exit status: 0, 1, or SKIP when every run was spoilt."""
+    fail (default: this module's Fail) for a real failure. Returns the exit status: 0, 1, or SKIP
+    when every run was spoilt."""
     reason = ""
     for attempt in range(1, args.attempts + 1):
         try:
             rc, reason, tmp = run_once(args, attempt)
-        except Fail as e:
+        except fail or Fail as e:
             print("FAIL:", e)
             return 1
         if rc == SKIP:
