@@ -398,6 +398,9 @@ static void signal_claimed_locked(struct lowlat_device *dev, int i)
 	}
 	pthread_mutex_unlock(&l->lock);
 	VkSemaphore sem = (VkSemaphore)o.semaphore;
+	/* The release is the moment the signal goes out, so it is read before: a polling app can see
+	 * the value and stamp its frame start before vkSignalSemaphore even returns to us. */
+	int64_t end_ns = lowlat_now_ns();
 	/* The app may have signalled it past our value itself; a signal at or below would be invalid. */
 	if (l->signal && l->counter && l->counter(dev->handle, sem, &current) == VK_SUCCESS &&
 	    current < o.value) {
@@ -406,7 +409,6 @@ static void signal_claimed_locked(struct lowlat_device *dev, int i)
 		if (l->signal(dev->handle, &info) != VK_SUCCESS)
 			LOWLAT_WARN_ONCE("VK_NV_low_latency2: signalling the app's latency semaphore failed");
 	}
-	int64_t end_ns = lowlat_now_ns();
 	pthread_mutex_lock(&l->lock);
 	if ((i = find_claimed(&l->book, o.semaphore, o.value)) >= 0)
 		lowlat_owed_done(&l->book, i);
