@@ -96,6 +96,9 @@ struct lowlat_pending_present {
 	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
 	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
 	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
+	/* Its target is on the refresh grid at a cap of refresh/n, n >= 2, and it was presented in
+	 * time for it: whether it made that refresh feeds the cadence margin (pace_display.h). */
+	bool cadence;
 	/* Pushed by the present call still in progress, whose log row is not written yet (the
 	 * latency-frames cap can read its report inside that call). */
 	bool current;
@@ -125,8 +128,11 @@ struct lowlat_swapchain_timing {
 	/* The next present's target display time, computed at the previous present. */
 	bool have_target;
 	int64_t target_ns;
-	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
+	int64_t lead_ns;     /* the release lead that target allowed for (the log's predicted_ready_ns) */
+	bool target_cadence; /* that target is on the refresh grid at n >= 2 */
+	bool judge_cadence;  /* this call's present carries such a target, presented in time for it */
 	struct lowlat_ready_window ready;
+	struct lowlat_cadence_margin cadence;
 	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
 	uint32_t pending_first, pending_count;
 	bool pushed;         /* this call added a pending present, whose log frame is still to set */

@@ -108,6 +108,29 @@ int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n)
 	return refresh_ns / (n >= 2 ? LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR : LOWLAT_LEAD_MARGIN_DIVISOR);
 }
 
+void lowlat_cadence_note(struct lowlat_cadence_margin *m, bool missed)
+{
+	if (missed) {
+		m->misses++;
+		m->calm = 0;
+		m->steps = m->steps + LOWLAT_CADENCE_RAISE_STEPS < LOWLAT_CADENCE_MAX_STEPS
+		                   ? m->steps + LOWLAT_CADENCE_RAISE_STEPS
+		                   : LOWLAT_CADENCE_MAX_STEPS;
+		if (m->steps > m->max_steps)
+			m->max_steps = m->steps;
+	} else if (++m->calm == LOWLAT_CADENCE_CALM_FRAMES) {
+		m->calm = 0;
+		if (m->steps)
+			m->steps--;
+	}
+}
+
+int64_t lowlat_cadence_margin_ns(uint32_t steps, int64_t refresh_ns)
+{
+	return refresh_ns / LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR +
+	       (int64_t)steps * (refresh_ns / LOWLAT_CADENCE_STEP_DIVISOR);
+}
+
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns)
 {
 	int64_t predicted = lowlat_ready_predict(w, refresh_ns);

@@ -79,6 +79,46 @@
  * refreshes with 1/64 on the idle VM, 1.7% (two runs) with 1/8; the eighth costs 0.9 ms of latency. */
 #define LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR 8
 
+/* The margin at refresh/n caps, n >= 2, adapts to how often this machine's frames miss their
+ * refresh. The eighth above is its floor; each miss raises it by LOWLAT_CADENCE_RAISE_STEPS steps of
+ * refresh/64 (an eighth of a refresh), and each LOWLAT_CADENCE_CALM_FRAMES frames in a row that made
+ * their refresh lower it by one step, never above LOWLAT_CADENCE_MAX_STEPS (half a refresh in all:
+ * 4.17 ms at 120 Hz). It settles where raising and lowering balance, one miss in 8 x 64 = 512
+ * frames, which leaves about 0.4% of frames off their n refreshes (a miss puts two off: the late
+ * one and the one after it), and it falls back to the floor within 24 x 64 frames (26 s at 60 fps)
+ * of the last miss on a machine that has calmed down.
+ * Why adapt: what makes a frame at such a cap miss is rarely the app's own work, which the
+ * percentile covers, but stalls of the whole machine: releases woken 2-8 ms late, GPU work held as
+ * long. On a quiet machine they are rare and an eighth of a refresh is enough; on the shared 2-core
+ * VM (2026-12-01, tools/bench-display, 60 fps on 120 Hz, 2 ms frames) 1.0% of frames missed with
+ * the eighth, 1.2% were off their 2 refreshes, and replaying those 2469 frames with the release X
+ * earlier would have left X = 1 ms: 0.57% missing, 2 ms: 0.45%, 3 ms: 0.36%, 4 ms: 0.28%. Later
+ * that day, busier still, 3 x 2000 frames a margin, interleaved: the fixed eighth left 2.11% of
+ * frames off their 2 refreshes at a latency p50 / p99 of 5.01 / 10.61 ms; this one 1.08% at
+ * 9.46 / 16.56 ms, its margin at the top most of the time (misses from stalls beyond it). A fixed
+ * margin would charge every player the worst machine's latency; this one charges it only where
+ * frames miss, and only up to half a refresh, where a frame shown for n refreshes still starts
+ * within its own. At a cap of refresh (n = 1) a late frame is replaced by the next one
+ * (FIFO_LATEST_READY) and the latency is the goal, so the margin there stays fixed. */
+#define LOWLAT_CADENCE_STEP_DIVISOR 64 /* a step: refresh/64, 130 us at 120 Hz */
+#define LOWLAT_CADENCE_RAISE_STEPS  8
+#define LOWLAT_CADENCE_CALM_FRAMES  64
+#define LOWLAT_CADENCE_MAX_STEPS    24 /* 1/8 + 24/64 = 1/2 of a refresh */
+
+struct lowlat_cadence_margin {
+	uint32_t steps;     /* above the floor, 0..LOWLAT_CADENCE_MAX_STEPS */
+	uint32_t calm;      /* frames on time since the last miss or step down */
+	uint64_t misses;    /* for the swapchain's summary */
+	uint32_t max_steps; /* the highest it went */
+};
+
+/* One frame paced on the refresh grid at n >= 2: whether it missed the refresh it was meant for. */
+void lowlat_cadence_note(struct lowlat_cadence_margin *m, bool missed);
+
+/* The margin at that many steps (a lowlat_cadence_margin's steps, or its max_steps):
+ * refresh / LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR plus the steps. */
+int64_t lowlat_cadence_margin_ns(uint32_t steps, int64_t refresh_ns);
+
 /* The n of the grid rule above: n >= 1 to pace on the refresh grid, 0 for the time grid. mfps is the
  * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */
 int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns);

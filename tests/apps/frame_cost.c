@@ -1,7 +1,7 @@
 /* frame_cost — a game loop with a known cost per frame, for measuring input-to-first-pixel latency.
  *
  *   frame_cost --frames N --cost-us C [--jitter-pct J] [--mode fifo|mailbox|...] [--seed S]
- *              [--start-delay-us D] --csv FILE
+ *              [--start-delay-us D] [--stall-every K --stall-us U] --csv FILE
  *
  * Each frame: note the frame start (the moment the app is released to begin a frame: the return of
  * its previous vkQueuePresentKHR, or of vkAcquireNextImageKHR's wait for a free image), then do the
@@ -15,7 +15,8 @@
  * The CSV: frame,start_ns,work_ns,acquired_ns,present_ns (CLOCK_MONOTONIC; acquired_ns: when
  * vkAcquireNextImageKHR returned). --start-delay-us sleeps before the
  * first frame, so a limiter that is blind to the display starts at a different phase of the refresh
- * each run. Exit 0 when every frame was presented, 1 otherwise (with the reason on stderr).
+ * each run. --stall-every K adds U µs to the work of every K-th frame (frames K, 2K, ...): a stall at a
+known frame, for tests of what lowlat does after a frame that missed its refresh. Exit 0 when every frame was presented, 1 otherwise (with the reason on stderr).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,8 +53,8 @@ static uint32_t next_random(uint64_t *state)
 
 struct options {
 	unsigned frames;
-	int64_t cost_ns, start_delay_ns;
-	unsigned jitter_pct;
+	int64_t cost_ns, start_delay_ns, stall_ns;
+	unsigned jitter_pct, stall_every;
 	uint64_t seed;
 	VkPresentModeKHR mode;
 	const char *csv;
@@ -64,7 +65,7 @@ static int usage(const char *why)
 	fprintf(stderr,
 	        "frame_cost: %s\nusage: frame_cost --frames N --cost-us C [--jitter-pct J] "
 	        "[--mode fifo|fifo_relaxed|mailbox|immediate|fifo_latest_ready] [--seed S] "
-	        "[--start-delay-us D] --csv FILE\n",
+	        "[--start-delay-us D] [--stall-every K --stall-us U] --csv FILE\n",
 	        why);
 	return 2;
 }
@@ -107,6 +108,10 @@ static int parse(int argc, char **argv, struct options *o)
 			o->jitter_pct = (unsigned)strtoul(v, &end, 10);
 		else if (!strcmp(a, "--seed"))
 			o->seed = strtoull(v, &end, 10);
+		else if (!strcmp(a, "--stall-every"))
+			o->stall_every = (unsigned)strtoul(v, &end, 10);
+		else if (!strcmp(a, "--stall-us"))
+			o->stall_ns = (int64_t)(strtod(v, &end) * NS_PER_US);
 		else if (!strcmp(a, "--start-delay-us"))
 			o->start_delay_ns = (int64_t)(strtod(v, &end) * NS_PER_US);
 		else if (!strcmp(a, "--csv"))
@@ -120,8 +125,9 @@ static int parse(int argc, char **argv, struct options *o)
 		if (!end || *end)
 			return usage("a value is not a number");
 	}
-	if (!o->frames || !o->csv || o->cost_ns < 0 || o->jitter_pct > 100)
-		return usage("--frames, --csv and a --cost-us >= 0 are required; --jitter-pct is 0..100");
+	if (!o->frames || !o->csv || o->cost_ns < 0 || o->jitter_pct > 100 || o->stall_ns < 0)
+		return usage("--frames, --csv and a --cost-us >= 0 are required; --jitter-pct is 0..100, "
+		             "--stall-us >= 0");
 	return 0;
 }
 
@@ -217,6 +223,8 @@ int main(int argc, char **argv)
 			int64_t span = cost * o.jitter_pct / 100;
 			cost += (int64_t)(next_random(&o.seed) % (uint32_t)(2 * span + 1)) - span;
 		}
+		if (o.stall_every && f && f % o.stall_every == 0)
+			cost += o.stall_ns;
 		work[f] = cost;
 		work_until(start[f] + cost);
 

@@ -68,6 +68,57 @@ static void margins(void)
 	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 3), 1 * MS);
 }
 
+/* The cadence margin (refresh/n caps): up a refresh/8 a miss, down a refresh/64 per 64 frames on
+ * time, between refresh/8 and refresh/2; misses one in 512 frames hold it where it is. */
+static void cadence_margin(void)
+{
+	struct lowlat_cadence_margin m = {0};
+	const int64_t r = 8 * MS, step = r / 64;
+
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8);
+	/* Frames on time at the floor stay there. */
+	for (int i = 0; i < 1000; i++)
+		lowlat_cadence_note(&m, false);
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8);
+	lowlat_cadence_note(&m, true);
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8 + 8 * step);
+	/* A miss restarts the calm count: 63 on time, a miss, 63 on time: no step down yet. */
+	for (int i = 0; i < 63; i++)
+		lowlat_cadence_note(&m, false);
+	lowlat_cadence_note(&m, true);
+	for (int i = 0; i < 63; i++)
+		lowlat_cadence_note(&m, false);
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8 + 16 * step);
+	lowlat_cadence_note(&m, false); /* the 64th */
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8 + 15 * step);
+	/* A burst of misses stops at half a refresh. */
+	for (int i = 0; i < 10; i++)
+		lowlat_cadence_note(&m, true);
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 2);
+	CHECK_EQ_I64(m.misses, 12);
+	CHECK_EQ_I64(m.max_steps, LOWLAT_CADENCE_MAX_STEPS);
+	/* One miss in 512 frames balances: from any level, it stays within a raise of where it was. */
+	for (int round = 0; round < 20; round++) {
+		lowlat_cadence_note(&m, true);
+		for (int i = 0; i < 511; i++)
+			lowlat_cadence_note(&m, false);
+	}
+	CHECK(m.steps >= LOWLAT_CADENCE_MAX_STEPS - 8 - 1 && m.steps <= LOWLAT_CADENCE_MAX_STEPS);
+	/* A calm machine: back at the floor within 24 x 64 frames. */
+	for (int i = 0; i < LOWLAT_CADENCE_MAX_STEPS * LOWLAT_CADENCE_CALM_FRAMES; i++)
+		lowlat_cadence_note(&m, false);
+	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8);
+	/* One miss in 128 frames (too many): it climbs to the top and stays. */
+	for (int round = 0; round < 20; round++) {
+		lowlat_cadence_note(&m, true);
+		for (int i = 0; i < 127; i++)
+			lowlat_cadence_note(&m, false);
+	}
+	CHECK(m.steps >= LOWLAT_CADENCE_MAX_STEPS - 2);
+	/* The steps scale with the refresh: at 540 Hz the top is still half a refresh. */
+	CHECK(lowlat_cadence_margin_ns(m.steps, refresh_of(540000)) <= refresh_of(540000) / 2);
+}
+
 static void prediction(void)
 {
 	struct lowlat_ready_window w = {0};
@@ -138,6 +189,7 @@ int main(void)
 	RUN(grid_rule);
 	RUN(refresh_arithmetic);
 	RUN(margins);
+	RUN(cadence_margin);
 	RUN(prediction);
 	return check_result();
 }
