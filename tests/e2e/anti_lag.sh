@@ -17,7 +17,7 @@
 # paces, each frame starts after lowlat released it and within 1 ms at the median (Mesa's own
 # delay after lowlat's has nothing left to wait for at lowlat's cap).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/dxvk_lib.sh" # frame_start_fps
+. "$(dirname "$0")/dxvk_lib.sh" # frame_start_fps, check_release_to_start
 
 app=$1 manifest=$2 mode=$3 cap=$4 max_fps=$5 expect=$6
 name=anti-lag-$mode-$cap-$max_fps
@@ -76,20 +76,4 @@ awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.90) 
 	fail "$name: the game thread ran at $game fps, not $expect"
 
 [ "$mode" = antilag ] && [ -z "$app_rules" ] || exit 0
-# Release to frame start: the log's row for present k carries the input call's wait before frame k.
-python3 - "$e2e_tmp/$name.starts" "$e2e_tmp/$name.logs" 1 "$name" <<'PY' || fail "$name: frames do not start at lowlat's release"
-import csv, glob, statistics, sys
-starts = [int(line) for line in open(sys.argv[1])]
-logs = glob.glob(sys.argv[2] + "/*.csv")
-rows = list(csv.reader(line for line in open(logs[0]) if not line.startswith("#")))
-col = rows[0].index("wait_end_ns")
-ends = [int(row[col]) for row in rows[1:]]
-assert len(ends) == len(starts), f"{len(ends)} presents logged for {len(starts)} frames"
-gaps = [(starts[i] - ends[i]) / 1e6 for i in range(10, len(starts))]
-med = statistics.median(gaps)
-print(f"{sys.argv[4]}: a frame starts {med:.3f} ms (median; min {min(gaps):.3f}, max {max(gaps):.3f}) after lowlat's release")
-if min(gaps) < 0:
-    sys.exit("a frame started before lowlat released it")
-if med > float(sys.argv[3]):
-    sys.exit(f"median {med:.3f} ms above {sys.argv[3]} ms")
-PY
+check_release_to_start "$name" 1

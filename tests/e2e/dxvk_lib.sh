@@ -36,6 +36,32 @@ frame_start_fps() {
 		END { if (n > 1 && last > first) printf "%.2f\n", (n - 1) / ((last - first) * 1e-9); else print 0 }' "$1"
 }
 
+# check_release_to_start NAME MAX_MS: each frame of $e2e_tmp/NAME.starts (the program's own frame
+# starts) against the release lowlat logged for it in $e2e_tmp/NAME.logs (the log's row for present
+# k carries the wait, at the app's latency sleep or input call, before frame k): none may start
+# before its release, and the median start may follow it by at most MAX_MS. The first 10 frames are
+# left out, as in frame_start_fps.
+check_release_to_start() {
+	local name=$1 max_ms=$2
+	python3 - "$e2e_tmp/$name.starts" "$e2e_tmp/$name.logs" "$max_ms" "$name" <<'PY' ||
+import csv, glob, statistics, sys
+starts = [int(line) for line in open(sys.argv[1])]
+logs = glob.glob(sys.argv[2] + "/*.csv")
+rows = list(csv.reader(line for line in open(logs[0]) if not line.startswith("#")))
+col = rows[0].index("wait_end_ns")
+ends = [int(row[col]) for row in rows[1:]]
+assert len(ends) == len(starts), f"{len(ends)} presents logged for {len(starts)} frames"
+gaps = [(starts[i] - ends[i]) / 1e6 for i in range(10, len(starts))]
+med = statistics.median(gaps)
+print(f"{sys.argv[4]}: a frame starts {med:.3f} ms (median; min {min(gaps):.3f}, max {max(gaps):.3f}) after lowlat's release")
+if min(gaps) < 0:
+    sys.exit("a frame started before lowlat released it")
+if med > float(sys.argv[3]):
+    sys.exit(f"median {med:.3f} ms above {sys.argv[3]} ms")
+PY
+		fail "$name: frames do not start at lowlat's release"
+}
+
 # check_dxvk_run NAME APP: what every real-DXVK run must show in $e2e_tmp/NAME.out (after
 # run_validated: clean exit, validation silent, validation below lowlat):
 #  - the program drew all its frames and said so;
