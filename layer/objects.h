@@ -130,7 +130,13 @@ struct lowlat_swapchain_timing {
 	int64_t target_ns;
 	int64_t lead_ns;     /* the release lead that target allowed for (the log's predicted_ready_ns) */
 	bool target_cadence; /* that target is on the refresh grid at n >= 2 */
-	bool judge_cadence;  /* this call's present carries such a target, presented in time for it */
+	/* The early method plans each present's own target, from the one before: that target, kept
+	 * past the call (LOWLAT_LOG_UNKNOWN after a present without one). */
+	int64_t prev_target_ns;
+	/* The early method's ready-time samples start at the hand-off, the end of its wait before the
+	 * present goes down (what its lead must cover); LOWLAT_LOG_UNKNOWN: at the frame's start. */
+	int64_t sample_start_ns;
+	bool judge_cadence; /* this call's present carries such a target, presented in time for it */
 	struct lowlat_ready_window ready;
 	struct lowlat_cadence_margin cadence;
 	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];

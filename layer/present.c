@@ -570,14 +570,15 @@ static VkPresentModeKHR present_mode_of(const VkPresentInfoKHR *info, uint32_t i
 	return sc->current_mode;
 }
 
-/* Whether the swapchain's next frame is paced on the display: its present carries a target and the
- * late wait releases the app a lead before the following target. */
+/* Whether the swapchain's frames are paced on the display: its presents carry targets. The late
+ * wait releases the app a lead before the following target; the early one hands the frame down a
+ * lead before its own. */
 static bool display_paced(const struct lowlat_swapchain *sc)
 {
 	const struct lowlat_swapchain_timing *t = &sc->timing;
 
 	return t->active && t->refresh_known && (t->vrr || t->have_vblank) && sc->pacer.mfps &&
-	       sc->config.method == LOWLAT_METHOD_LATE && is_fifo(sc->current_mode);
+	       is_fifo(sc->current_mode);
 }
 
 #ifdef VK_EXT_present_timing
@@ -605,7 +606,7 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			timed = false;
 			continue;
 		}
-		sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
+		sc->display_target_ns = sc->timing.sample_start_ns = LOWLAT_LOG_UNKNOWN;
 		sc->timing.pushed = sc->timing.judge_cadence = false;
 		lowlat_timing_update(sc);
 	}
@@ -686,19 +687,23 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 		if (app->pResults)
 			app->pResults[i] = tp->results[i];
 		if (tp->results[i] < 0) {
-			sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
+			sc->display_target_ns = t->prev_target_ns = LOWLAT_LOG_UNKNOWN;
 			continue;
 		}
 		if (sc->display_target_ns != LOWLAT_LOG_UNKNOWN)
 			sc->timed_presents++;
+		t->prev_target_ns = sc->display_target_ns;
 		/* Its results will come back in present order: note what they will be matched with. */
 		if (tp->timing[i].presentStageQueries) {
 			struct lowlat_pending_present *p =
 			        &t->pending[(t->pending_first + t->pending_count) % LOWLAT_TIMING_QUEUE_SIZE];
 			*p = (struct lowlat_pending_present){
 			        .log_frame = LOWLAT_LOG_UNKNOWN,
-			        .frame_start_ns = sc->frame_start_ns,
-			        .blocked_ns = sc->acquire_blocked_ns,
+			        .frame_start_ns = t->sample_start_ns != LOWLAT_LOG_UNKNOWN
+			                                  ? t->sample_start_ns
+			                                  : sc->frame_start_ns,
+			        .blocked_ns =
+			                t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? 0 : sc->acquire_blocked_ns,
 			        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
 			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
 			        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
@@ -785,6 +790,45 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	t->have_target = true;
 	sc->last_release_display = true;
 	return next - lead;
+}
+
+/* The early method on the display: swapchain i of a present that can carry timing info (no more
+ * swapchains than one call can time, none without the flag, the app attaching none), paced on the
+ * display. */
+static bool early_display_paced(const VkPresentInfoKHR *info, uint32_t i, struct lowlat_swapchain *sc)
+{
+#ifndef VK_EXT_present_timing
+	(void)info;
+	(void)i;
+	(void)sc;
+	return false;
+#else
+	if (info->swapchainCount > TIMED_SWAPCHAINS_MAX ||
+	    lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT))
+		return false;
+	for (uint32_t j = 0; j < info->swapchainCount; j++) {
+		const struct lowlat_swapchain *other = lowlat_swapchain_of(sc->device, info->pSwapchains[j]);
+		if (!other || !other->timing.active)
+			return false;
+	}
+	swapchain_refresh(sc);
+	return display_paced(sc) && is_fifo(present_mode_of(info, i, sc));
+#endif
+}
+
+/* The early method's hand-off on the display: this present's target, n refreshes after the previous
+ * present's (or the first refresh it can make), becomes the target timing_prepare attaches; the
+ * frame goes down the lead before it, the lead being the predicted hand-off-to-ready time plus the
+ * margin (display_release plans exactly that, from the previous present's target). */
+static int64_t early_display_handoff(struct lowlat_swapchain *sc, int64_t now_ns)
+{
+	int64_t handoff;
+
+	sc->display_target_ns = sc->timing.prev_target_ns;
+	handoff = display_release(sc, now_ns);
+	sc->target_ns = sc->timing.target_ns;
+	sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
+	return handoff;
 }
 
 /* The app targets display times itself (VkPresentTimingsInfoEXT with a target): it paces itself. */
@@ -1014,12 +1058,30 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		t.wait_begin_ns = t.entry_ns;
 		for (uint32_t i = 0; i < info->swapchainCount; i++) {
 			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-			if (sc && !app_targets && !lowlat_latency_owns_wait(dev, sc))
+			if (!sc || app_targets || lowlat_latency_owns_wait(dev, sc))
+				continue;
+			/* On the display: the frame is handed down a lead before its own target, planned
+			 * from the previous present's (the display's feedback read first, as the late
+			 * path's present does before it plans). */
+			lowlat_timing_update(sc);
+			if (early_display_paced(info, i, sc))
+				wait_consider(&wait, sc, early_display_handoff(sc, t.wait_begin_ns));
+			else
 				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
 		}
 		wait_do(&wait);
 		t.wait_end_ns = lowlat_now_ns();
+#ifdef VK_EXT_present_timing
+		struct timed_present tp;
+		timed = timing_prepare(dev, info, t.wait_end_ns, &tp);
+		/* The early lead covers hand-off to ready: its samples start here. */
+		for (uint32_t i = 0; timed && i < info->swapchainCount; i++)
+			lowlat_swapchain_of(dev, info->pSwapchains[i])->timing.sample_start_ns =
+			        t.wait_end_ns;
+		result = timed ? timing_present(dev, queue, info, &tp) : dev->vk.QueuePresentKHR(queue, info);
+#else
 		result = dev->vk.QueuePresentKHR(queue, info);
+#endif
 		t.driver_ns = t.return_ns = lowlat_now_ns();
 		count_presents(dev, info, result, t.wait_end_ns);
 	} else {

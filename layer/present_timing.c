@@ -213,6 +213,7 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
 	t->stage_queries = stage_queries;
 	t->target_stage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT;
 	t->active = true;
+	t->prev_target_ns = t->sample_start_ns = LOWLAT_LOG_UNKNOWN;
 	t->margin_ns = bench_margin_ns();
 	read_properties(sc); /* may have to wait for the first present */
 	return NULL;

@@ -3,6 +3,7 @@
 --hz screen, lowlat on top (implicit), validation below it, the virtual display at the bottom.
 
   e2e_lowlat.py --manifest-dir DIR --lowlat-manifest-dir DIR --hz 120 --fps 60 --frames 600
+                [--method early]
 
 Asserts, from the display's truth log and lowlat's own output:
 - the chain is vdisplay < validation < lowlat, and validation stayed silent (it checks what lowlat
@@ -18,7 +19,9 @@ Asserts, from the display's truth log and lowlat's own output:
   target, not a slow machine), but for frames queued behind a late one;
 - no queue stands behind V-Sync: at most --max-queued-run frames in a row (after --warmup) are shown
   later than their target though ready by it (lowlat drains such a queue from the display's feedback);
-- lowlat's present log has target_ns, the display's stage times, refresh_ns and fallback "timing".
+- lowlat's present log has target_ns, the display's stage times, refresh_ns and fallback "timing";
+- with --method early (the wait before the hand-off): the same targets and grid, and each present
+  reaches the display within the refresh before its target (median), held until a lead before it.
 
 On this shared 2-core machine other sessions stall vkcube for milliseconds now and then; a stalled
 frame misses its refresh, which costs two frames their n-refresh duration. So a run that misses the
@@ -115,9 +118,9 @@ def run_once(args, attempt):
     print("logs in", tmp)
     truth = os.path.join(tmp, "truth.csv")
     logdir = os.path.join(tmp, "log")
-    env = lowlat_env(args, tmp, args.fps)
+    env = lowlat_env(args, tmp, args.fps, {"LOWLAT_METHOD": args.method})
     cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames)]
-    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz")
+    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz, method {args.method}")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     try:
         lines = check_run(p.stdout, p.returncode, tmp)
@@ -235,6 +238,19 @@ def run_once(args, attempt):
           f"them dropped), {restarts} grid restarts after a present later than its target; {drains} queue drains, "
           f"longest run of queued frames {longest}")
 
+    if args.method == "early":
+        # The early wait holds the finished frame until a lead before its target: the display gets
+        # the present within the refresh before it, not whenever the CPU grid handed it over.
+        held = sorted(r["target_ns"] - r["queued_ns"] for r in paced)
+        med = held[len(held) // 2]
+        print(f"early: presents reach the display {med / 1e6:.3f} ms before their target (median; "
+              f"{held[len(held) // 10] / 1e6:.3f} .. {held[-len(held) // 10] / 1e6:.3f} ms, p10 .. p90)")
+        if not 0 <= med <= period:
+            errors.append(f"early presents reach the display {med / 1e6:.3f} ms before their target (median), "
+                          f"not within the refresh before it")
+        if errors:
+            raise Fail("; ".join(errors[:5]))
+
     logs = glob.glob(os.path.join(logdir, "*.csv"))
     if len(logs) != 1:
         raise Fail(f"expected one present log, found {logs}")
@@ -291,6 +307,7 @@ def main():
     ap.add_argument("--hz", default="120")
     ap.add_argument("--fps", default="60")
     ap.add_argument("--frames", type=int, default=600)
+    ap.add_argument("--method", default="late", choices=["late", "early"])
     # vkcube under validation on lavapipe scatters its ready times more than the games lowlat's lead
     # is tuned for (pace_display.h: the 99th percentile of the window plus 1/64 of a refresh, from
     # tools/bench-display's 2 ms frames): on the idle 2-core VM 1-3% of its frames land beyond that
