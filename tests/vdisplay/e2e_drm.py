@@ -18,8 +18,9 @@ Asserts, from the display's truth log and lowlat's output and present log:
   its vblank restarts the grid from the refresh it makes); at another cap (the time grid, 50 fps
   on 120 Hz) r = hz/fps apart on average;
 - each frame is shown on the refresh lowlat planned for it unless it was not ready by then (a
-  frame ready by its vblank but shown on another is a wrong phase, not a slow machine), and no
-  more than 2% miss it after a release more than 2 ms later than planned (vblank - lead);
+  frame ready by its vblank but shown on another is a wrong phase, not a slow machine); a run in
+  which more than 2% miss it after a release more than 2 ms later than planned (vblank - lead:
+  lowlat's wait woken late by a stalled machine) is run again, as below;
 - at least 1 - --max-off of the frames after --warmup are shown for exactly n refreshes (time
   grid: floor(r) or ceil(r)), a loose bound: the level cannot see the GPU work after a present.
 
@@ -126,7 +127,10 @@ def run_once(args, attempt):
     # Each frame on the refresh lowlat planned, unless it was not ready by then (or, FIFO showing one
     # request per refresh, the frame before it, late, took that refresh).
     on_plan = late = early = late_releases = 0
-    for (ra, qa), (rb, qb) in zip(judged, judged[1:]):
+    for k, ((ra, qa), (rb, qb)) in enumerate(zip(judged, judged[1:])):
+        # The last frames, planned a refresh or two ahead, may still be queued when vkcube exits.
+        if qb["event"] == "unshown" and k + 1 >= len(judged) - 3:
+            continue
         planned = refresh_of(int(rb["target_ns"]))
         got = qb["refresh"] if qb["event"] == "shown" else None
         if got == planned:
@@ -157,9 +161,6 @@ def run_once(args, attempt):
     mean_step = span / (len(judged) - 1)
     if not n and not r * 0.995 <= mean_step <= r * 1.05:
         errors.append(f"planned vblanks {mean_step:.3f} refreshes apart on average, for a cap of {r:.3f}")
-    if late_releases > 0.02 * len(judged):
-        errors.append(f"{late_releases} frames missed their planned refresh after a release more than "
-                      f"{RELEASE_SLACK_NS / 1e6} ms later than planned (vblank - lead)")
     if errors:
         raise Fail("; ".join(errors[:5]))
     shown = [q for _, q in judged if q["event"] == "shown"]
@@ -174,6 +175,12 @@ def run_once(args, attempt):
           f"{exact} of {len(durations)} shown {' or '.join(map(str, sorted(want)))} refreshes ({off * 100:.2f}% off); "
           f"planned steps {dict(sorted(steps.items()))}, {mean_step:.3f} on average; {restarts} grid restarts; "
           f"lead median {leads[len(leads) // 2] / 1e6:.2f} ms")
+    # A release more than RELEASE_SLACK_NS after its plan is lowlat's wait woken late by a stalled
+    # machine (the plan itself, vblank - lead, was right): such a run says nothing, whatever it
+    # showed, and is run again. (On the shared 2-core VM, 2026-12-01, 14 of 459 frames once.)
+    if late_releases > 0.02 * len(judged):
+        return 2, (f"{late_releases} frames missed their planned refresh after a release more than "
+                   f"{RELEASE_SLACK_NS / 1e6} ms later than planned (a stalled machine)"), tmp
     if off <= args.max_off:
         return 0, "", tmp
     return 2, f"{off * 100:.2f}% of frames off, every one explained by a frame not ready in time", tmp
