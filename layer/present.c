@@ -171,6 +171,17 @@ static bool swapchain_refused(VkResult result)
  *  - "cpu": the time grid of the plain late limiter.
  * An app that drives present timing itself stays on "cpu": its targets place its frames, and a
  * release phased for the next refresh would fight them. */
+/* The latency-frames cap waits until a frame was shown, which only present timing and present wait
+ * report: on "drm" and "cpu" it cannot be kept (a present fence, or the present's return, only says
+ * the engine took the image), and a setting that asks for it is told so once per swapchain. */
+static void latency_cap_unkept(const struct lowlat_swapchain *sc, const char *level)
+{
+	if (sc->config.max_latency_frames && sc->pacer.mfps)
+		LOWLAT_INFO("swapchain %ux%u: max_latency_frames %u is not kept on level \"%s\": nothing "
+		            "reports when its frames are shown (present timing or present wait)",
+		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames, level);
+}
+
 static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_why)
 {
 	struct lowlat_device *dev = sc->device;
@@ -190,6 +201,7 @@ static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_
 	if (dev->app_timing) {
 		LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s)",
 		            sc->extent.width, sc->extent.height, timing_why);
+		latency_cap_unkept(sc, "cpu");
 		return;
 	}
 	if (!dev->present_wait)
@@ -213,11 +225,13 @@ static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_
 		            "\"present-wait\": %s; the refresh clock of %s)",
 		            sc->extent.width, sc->extent.height, timing_why, wait_why,
 		            sc->refresh.source.name);
+		latency_cap_unkept(sc, "drm");
 		return;
 	}
 	LOWLAT_INFO("swapchain %ux%u: pacing level \"cpu\" (fallback from \"timing\": %s; from "
 	            "\"present-wait\": %s; from \"drm\": %s)",
 	            sc->extent.width, sc->extent.height, timing_why, wait_why, drm_why);
+	latency_cap_unkept(sc, "cpu");
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,

@@ -2,8 +2,9 @@
 # timing_fallback.sh — without VK_EXT_present_timing (plain lavapipe has none) and without a refresh
 # clock (LOWLAT_REFRESH_SOURCE points the DRM source at a directory without primary nodes, as on a
 # machine without /dev/dri, whatever this one has) lowlat falls back from pacing level "timing"
-# past "drm" to "cpu": one line saying so and why for both, no display targets, the cap held on the
-# CPU clock as before, every log row marked "cpu", validation (below lowlat) silent.
+# past "drm" to "cpu": one line saying so and why for both, one saying max_latency_frames is not
+# kept there, no display targets, the cap held on the CPU clock as before, every log row marked
+# "cpu", validation (below lowlat) silent.
 #
 # The cap is judged as vkcube_rate.sh does, without the time lost to the machine's stalls (lowlat's
 # summary reports it): within 2% of the cap, and never faster than it.
@@ -24,6 +25,10 @@ case ${levels[0]} in
 'lowlat: swapchain '*': pacing level "cpu" (fallback from "timing": '*"; from \"drm\": no DRM primary node (card*) in $nodri)") ;;
 *) fail "the swapchain did not fall back past \"drm\" to \"cpu\" with both reasons: ${levels[0]}" ;;
 esac
+
+# The latency-frames cap (1 while lowlat caps) needs to know when a frame was shown: said not kept.
+grep -q '^lowlat: swapchain .*: max_latency_frames 1 is not kept on level "cpu": nothing reports when its frames are shown' "$out" ||
+	fail "no line saying max_latency_frames is not kept on the \"cpu\" level"
 
 line=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1) || true
 [ -n "$line" ] || fail "no lowlat summary line"
