@@ -162,15 +162,6 @@ static bool swapchain_refused(VkResult result)
 	       result != VK_ERROR_SURFACE_LOST_KHR;
 }
 
-/* The swapchain's pacing level, chosen once from the best down, and the one line per swapchain
- * saying which and why not the better ones (timing_why: why not "timing", unused when its setup
- * succeeded):
- *  - "timing": VK_EXT_present_timing, target display times on the refresh grid;
- *  - "present-wait": present-wait completion times, lowlat's own present ids, the latency cap;
- *  - "drm": the refresh clock of the screen's CRTC (present_refresh.h), releases on its grid;
- *  - "cpu": the time grid of the plain late limiter.
- * An app that drives present timing itself stays on "cpu": its targets place its frames, and a
- * release phased for the next refresh would fight them. */
 /* The latency-frames cap waits until a frame was shown, which only present timing and present wait
  * report: on "drm" and "cpu" it cannot be kept (a present fence, or the present's return, only says
  * the engine took the image), and a setting that asks for it is told so once per swapchain. */
@@ -182,6 +173,15 @@ static void latency_cap_unkept(const struct lowlat_swapchain *sc, const char *le
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames, level);
 }
 
+/* The swapchain's pacing level, chosen once from the best down, and the one line per swapchain
+ * saying which and why not the better ones (timing_why: why not "timing", unused when its setup
+ * succeeded):
+ *  - "timing": VK_EXT_present_timing, target display times on the refresh grid;
+ *  - "present-wait": present-wait completion times, lowlat's own present ids, the latency cap;
+ *  - "drm": the refresh clock of the screen's CRTC (present_refresh.h), releases on its grid;
+ *  - "cpu": the time grid of the plain late limiter.
+ * An app that drives present timing itself stays on "cpu": its targets place its frames, and a
+ * release phased for the next refresh would fight them. */
 static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_why)
 {
 	struct lowlat_device *dev = sc->device;
