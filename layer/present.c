@@ -825,7 +825,7 @@ static bool early_display_paced(const VkPresentInfoKHR *info, uint32_t i, struct
 		if (!other || !other->timing.active)
 			return false;
 	}
-	swapchain_refresh(sc);
+	/* Its settings are current: the call's first loop refreshed every swapchain of it. */
 	return display_paced(sc) && is_fifo(present_mode_of(info, i, sc));
 #endif
 }

@@ -15,8 +15,9 @@
  * The CSV: frame,start_ns,work_ns,acquired_ns,present_ns (CLOCK_MONOTONIC; acquired_ns: when
  * vkAcquireNextImageKHR returned). --start-delay-us sleeps before the
  * first frame, so a limiter that is blind to the display starts at a different phase of the refresh
- * each run. --stall-every K adds U µs to the work of every K-th frame (frames K, 2K, ...): a stall at a
-known frame, for tests of what lowlat does after a frame that missed its refresh. Exit 0 when every frame was presented, 1 otherwise (with the reason on stderr).
+ * each run. --stall-every K adds U µs to the work of every K-th frame (frames K, 2K, ...): a stall
+ * at a known frame, for tests of what lowlat does after a frame that missed its refresh. Exit 0
+ * when every frame was presented, 1 otherwise (with the reason on stderr).
  */
 #include <inttypes.h>
 #include <stdio.h>

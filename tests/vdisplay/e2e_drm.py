@@ -219,5 +219,6 @@ def main():
         return SKIP
     return run_attempts(run_once, args)
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -463,5 +463,6 @@ def main():
 
     return e2e_lowlat.run_attempts(run_once, args, Fail)
 
+
 if __name__ == "__main__":
     sys.exit(main())
