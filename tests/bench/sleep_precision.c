@@ -2,6 +2,7 @@
  * cost? A measurement to choose timing.c's method from, not a test.
  *
  *   sleep_precision [--waits N] [--interval-us U] [--hog T]
+ *   sleep_precision --grid-csv FILE --fps F [--waits N] [--method NAME]
  *
  * Methods, all through timing.c's lowlat_sleep_until_ns with a differently configured sleeper:
  *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
@@ -14,8 +15,16 @@
  * Per method: wake-up error (return time - deadline) p50/p99/p99.9/max in us, how many returned
  * before the deadline (must be 0), and the thread CPU time per wait in us. --hog T runs T threads
  * spinning at the same priority, to see a loaded machine.
+ *
+ * --grid-csv is the machine's floor for tools/bench-limiter: one method (default adaptive) waits for
+ * N deadlines on an ideal grid of 1/F, as lowlat's pacer does, with no Vulkan and no app around it,
+ * and each wake-up is written as a row of the bench probe's CSV (present,entry_ns,return_ns,cpu_ns,
+ * result,swapchains; entry = return = the wake-up). The interval errors of those rows are what this
+ * machine lets any waiter reach in that minute: what is left of a limiter's error above them is the
+ * limiter's.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -74,6 +83,42 @@ static void fixed(struct method *m, const char *name, int64_t tail_ns, bool keep
 	m->sleeper = (struct lowlat_sleeper){.tail_ns = tail_ns, .keep_timer_slack = keep_slack};
 }
 
+static int64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* The grid as pace.c keeps it: deadline n = anchor + n / fps, so a fractional rate keeps its long-run
+ * rate, re-anchored on the wake-up when one came more than a whole interval late (a stall). */
+static int grid(struct method *m, const char *path, double fps, int waits)
+{
+	FILE *f = fopen(path, "w");
+	double interval_ns = 1e9 / fps;
+	int64_t anchor = lowlat_now_ns(), n = 0;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	fprintf(f, "present,entry_ns,return_ns,cpu_ns,result,swapchains\n");
+	for (int i = 0; i < waits; i++) {
+		int64_t deadline = anchor + (int64_t)llround((double)++n * interval_ns);
+
+		lowlat_sleep_until_ns(&m->sleeper, deadline);
+		int64_t woke = lowlat_now_ns();
+
+		if (woke - deadline > (int64_t)interval_ns) {
+			anchor = woke;
+			n = 0;
+		}
+		fprintf(f, "%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",0,1\n", i, woke, woke, process_cpu_ns());
+	}
+	return fclose(f) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int waits = 1000, hogs = 0;
@@ -81,6 +126,8 @@ int main(int argc, char **argv)
 	struct method methods[8] = {0};
 	int nmethods = 8;
 	pthread_t hog_threads[64];
+	const char *grid_csv = NULL, *only = "adaptive";
+	double fps = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--waits") && i + 1 < argc)
@@ -89,8 +136,17 @@ int main(int argc, char **argv)
 			interval_ns = atoll(argv[++i]) * NS_PER_US;
 		else if (!strcmp(argv[i], "--hog") && i + 1 < argc)
 			hogs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--grid-csv") && i + 1 < argc)
+			grid_csv = argv[++i];
+		else if (!strcmp(argv[i], "--fps") && i + 1 < argc)
+			fps = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--method") && i + 1 < argc)
+			only = argv[++i];
 		else {
-			fprintf(stderr, "usage: %s [--waits N] [--interval-us U] [--hog T]\n", argv[0]);
+			fprintf(stderr,
+			        "usage: %s [--waits N] [--interval-us U] [--hog T]\n"
+			        "       %s --grid-csv FILE --fps F [--waits N] [--method NAME]\n",
+			        argv[0], argv[0]);
 			return 2;
 		}
 	}
@@ -108,6 +164,17 @@ int main(int argc, char **argv)
 	fixed(&methods[6], "tail1000us", 1000 * NS_PER_US, false);
 	methods[7].name = "adaptive";
 	lowlat_sleeper_init(&methods[7].sleeper);
+	if (grid_csv) {
+		if (!(fps > 0 && fps <= 10000)) {
+			fprintf(stderr, "sleep_precision: --grid-csv needs --fps in (0, 10000]\n");
+			return 2;
+		}
+		for (int m = 0; m < nmethods; m++)
+			if (!strcmp(methods[m].name, only))
+				return grid(&methods[m], grid_csv, fps, waits);
+		fprintf(stderr, "sleep_precision: no method \"%s\"\n", only);
+		return 2;
+	}
 	for (int m = 0; m < nmethods; m++) {
 		methods[m].error_ns = calloc((size_t)waits, sizeof(int64_t));
 		if (!methods[m].error_ns)
