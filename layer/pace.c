@@ -105,6 +105,13 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 	return target;
 }
 
+int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *p, int64_t predicted_ns)
+{
+	if (p->mfps && p->anchored && p->have_last && predicted_ns < p->last_deadline_ns)
+		predicted_ns = p->last_deadline_ns;
+	return lowlat_pacer_next_deadline(p, predicted_ns);
+}
+
 void lowlat_pacer_delay(struct lowlat_pacer *p, int64_t delta_ns)
 {
 	if (delta_ns <= 0 || !p->mfps || !p->anchored)

@@ -61,6 +61,13 @@ void lowlat_pacer_set_mfps(struct lowlat_pacer *pacer, uint32_t mfps);
  * interval after now_ns, but for a lowlat_pacer_delay made since the previous call. */
 int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *pacer, int64_t now_ns);
 
+/* lowlat_pacer_next_deadline on a timeline of predicted times: present.c's display time grid paces
+ * when frames will be ready, now plus a predicted lead. A prediction that shrank (a slow stretch
+ * left its window) moves that time back by up to the shrink, which is no timeline gone backwards:
+ * the grid goes on from the last deadline rather than restarting at the earlier time, which would
+ * put the next target before the last one. Falling behind still re-anchors as there. */
+int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *pacer, int64_t predicted_ns);
+
 /* Moves the whole grid delta_ns later (delta_ns > 0): the next deadline, and every one after it.
  * The display-aware pacer uses it to let a queue of frames behind V-Sync drain (present.c). */
 void lowlat_pacer_delay(struct lowlat_pacer *pacer, int64_t delta_ns);

@@ -779,7 +779,7 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 		 * grid moves into ready times: the last release plus the lead. */
 		if (from_cpu)
 			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
-		next = lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead);
+		next = lowlat_pacer_next_predicted_deadline(&sc->pacer, now_ns + lead);
 		if (!t->vrr)
 			next = lowlat_refresh_at_or_after(next, t->vblank_ns, refresh);
 	}

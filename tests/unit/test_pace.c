@@ -306,6 +306,35 @@ static void backwards_time_never_waits_long(void)
 }
 
 /* Values outside 1..10000 fps set directly are clamped; parsing rejects them (below). */
+/* The display's time grid paces predicted ready times (now + lead). When the lead shrinks by more
+ * than a frame's work, that time falls before the last deadline: the grid goes on, where the plain
+ * call would take it for a timeline gone backwards and restart there, a target before the last. */
+static void shrinking_prediction_keeps_grid(void)
+{
+	struct lowlat_pacer p, plain;
+
+	reset(&p, 100);
+	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns + 7 * MS);
+	for (int n = 1; n <= 5; n++)
+		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n - 1, 100000) + 1 * MS),
+		             grid(t0, n, 100000));
+	plain = p;
+	/* The lead fell from 7 to 3 ms: the prediction lands 2 ms before the last target. */
+	int64_t predicted = grid(t0, 5, 100000) - 2 * MS;
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, predicted), grid(t0, 6, 100000));
+	CHECK(lowlat_pacer_next_deadline(&plain, predicted) < grid(t0, 5, 100000));
+	CHECK_EQ_I64(p.reanchors, 0);
+	/* Behind by more than an interval still starts a fresh grid there. */
+	predicted = grid(t0, 7, 100000) + 12 * MS;
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, predicted), predicted);
+	CHECK_EQ_I64(p.reanchors, 1);
+	/* Off, or before the first deadline: as the plain call. */
+	reset(&p, 0);
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS), 5 * MS);
+	reset(&p, 60);
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS), 5 * MS);
+}
+
 static void setter_clamps(void)
 {
 	struct lowlat_pacer p;
@@ -370,6 +399,7 @@ int main(void)
 	RUN(restart_continues_from_a_release);
 	RUN(cap_zero_is_off);
 	RUN(backwards_time_never_waits_long);
+	RUN(shrinking_prediction_keeps_grid);
 	RUN(setter_clamps);
 	RUN(fps_to_mfps);
 	RUN(numbers_ignore_locale);
