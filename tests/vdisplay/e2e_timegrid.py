@@ -12,7 +12,11 @@ silent validation layer, the pacing-level and present-mode lines it reuses).
   120); and each frame is shown on its target's refresh unless it was not ready by then.
 - VRR (--vrr-min-hz: the display reports no fixed refresh, refreshInterval UINT64_MAX): targets
   are absolute times on the cap's time grid, 1/fps apart (within 2 us), and a frame ready by its
-  target is shown at it (within 50 us, the display's shortest period aside).
+  target is shown at it (within 50 us, the display's shortest period aside). A step longer by a
+  whole number of the display's shortest periods is a drain of frames queued behind a late one,
+  which lowlat counts in its summary line: there may be no more of them than it counted. A present
+  made after its planned target is given its own time as the target (the grid goes on after it):
+  the steps to and from it are not judged.
 Steps after a present the app made later than its planned target are not judged (lowlat restarts
 its grid there; a stalled frame on this shared machine does that). A run with more than 3% of its
 steps restarted or late, or whose long-run rate is off after lowlat re-anchored its grid (frames
@@ -37,7 +41,12 @@ ON_GRID_NS = 20_000
 VRR_STEP_NS = 2_000
 VRR_LATCH_NS = 50_000
 MAX_UNJUDGED = 0.03
+# VRR steps off 1/fps that neither a late present nor a drain explains. Each was a bug so far (a
+# shrinking lead restarted the grid before the last target: 2-4 a run); the share allows one or two
+# a run for what a stall of this machine may yet do that the rules above do not know.
+MAX_OFF_GRID_VRR = 0.005
 REANCHORS = re.compile(r"limiter late at [0-9.]+ fps, (\d+) re-anchors")
+DRAINS = re.compile(r"(\d+) display queue drains")
 
 
 def run_once(args, attempt):
@@ -79,18 +88,30 @@ def run_once(args, attempt):
         raise Fail("no step between two targets could be judged")
 
     if args.vrr_min_hz:
-        steps = [b["target_ns"] - a["target_ns"] for a, b in judged]
-        off_grid = [s for s in steps if abs(s - interval) > VRR_STEP_NS]
         # A frame held by the display's shortest period, or not ready by its target, latches later.
         shortest = 10**12 // paced[0]["rate_mhz"]
+        late = {b["seq"] for a, b in zip(paced, paced[1:])
+                if b["queued_ns"] >= a["target_ns"] + interval - VRR_STEP_NS}
+        on_time = [(a, b) for a, b in judged if a["seq"] not in late and b["seq"] not in late]
+        unjudged += len(judged) - len(on_time)
+        judged = on_time
+        steps = [b["target_ns"] - a["target_ns"] for a, b in judged]
+        drains = [s for s in steps if s > interval + shortest - VRR_STEP_NS
+                  and abs((s - interval) - round((s - interval) / shortest) * shortest) <= VRR_STEP_NS]
+        counted = sum(int(m.group(1)) for m in map(DRAINS.search, lines) if m)
+        off_grid = [s for s in steps if abs(s - interval) > VRR_STEP_NS and s not in drains]
+        if len(drains) > counted:
+            errors.append(f"{len(drains)} steps of a whole display period more than 1/fps, but lowlat "
+                          f"counted {counted} display queue drains")
         prev = {r["seq"]: r for r in rows if r["event"] == "shown"}
         late_latch = [b["seq"] for a, b in judged
                       if b["event"] == "shown" and b["ready_ns"] <= b["target_ns"]
                       and b["time_ns"] - b["target_ns"] > VRR_LATCH_NS
                       and (a["seq"] not in prev or b["time_ns"] > prev[a["seq"]]["time_ns"] + shortest + VRR_LATCH_NS)]
-        print(f"{len(judged)} steps judged ({unjudged} after a late present): {len(off_grid)} not "
-              f"{interval / 1e6:.3f} ms apart; {len(late_latch)} frames ready by their target shown later")
-        if len(off_grid) > len(judged) * MAX_UNJUDGED:
+        print(f"{len(judged)} steps judged ({unjudged} after or next to a late present): {len(off_grid)} not "
+              f"{interval / 1e6:.3f} ms apart, {len(drains)} drains ({counted} counted by lowlat); "
+              f"{len(late_latch)} frames ready by their target shown later")
+        if len(off_grid) > len(judged) * MAX_OFF_GRID_VRR:
             errors.append(f"{len(off_grid)} of {len(judged)} successive VRR targets are not 1/fps apart "
                           f"(e.g. {sorted(off_grid)[len(off_grid) // 2]} ns)")
         if late_latch:
