@@ -43,10 +43,12 @@ struct lowlat_pacer {
 	/* The last deadline returned, where a cap change re-anchors. */
 	bool have_last;
 	int64_t last_deadline_ns;
-	uint64_t reanchors; /* times the grid was dropped because the app fell behind (summary line) */
-	int64_t behind_ns;  /* how far behind its target the frame of the last re-anchor was */
-	int64_t lost_ns;    /* the sum of those: time the grid gave up rather than catch up */
-	int64_t delay_ns;   /* lowlat_pacer_delay since the last deadline: allowed beyond one interval */
+	uint64_t reanchors;     /* times the grid was dropped because the app fell behind (summary line) */
+	int64_t behind_ns;      /* how far behind its target the frame of the last re-anchor was */
+	int64_t lost_ns;        /* the sum of those: time the grid gave up rather than catch up */
+	uint64_t late_releases; /* lowlat_pacer_released calls that moved the grid (summary line) */
+	int64_t late_ns;        /* the sum of their lateness */
+	int64_t delay_ns;       /* lowlat_pacer_delay since the last deadline: allowed beyond one interval */
 };
 
 /* Off, not anchored. */
@@ -67,6 +69,21 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *pacer, int64_t now_ns);
  * the grid goes on from the last deadline rather than restarting at the earlier time, which would
  * put the next target before the last one. Falling behind still re-anchors as there. */
 int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *pacer, int64_t predicted_ns);
+
+/* How late lowlat's own wait may end before the grid goes on from the release instead: 50 us.
+ * The spin tail ends a wait within a few us of its deadline (timing.c); later than this, the thread
+ * was preempted past it. Below it, catching up costs an interval less than the machine's own
+ * wake-up noise, so the grid stays exact. */
+#define LOWLAT_LATE_RELEASE_NS 50000ll
+
+/* Tells the pacer when the frame it gave deadline_ns (its last deadline) was actually released, by
+ * lowlat's own wait. Released more than LOWLAT_LATE_RELEASE_NS late, the grid goes on from the
+ * release, one interval after it, rather than releasing the next frame early to catch up: a late
+ * release is one long interval, catching up would add a short one right after it, a second
+ * hitch. That costs the long-run rate the lateness, only where a release was late; none on a
+ * machine that wakes on time. Lateness of the app (a present after its deadline) is not this: its
+ * grid stays, up to a whole interval (lowlat_pacer_next_deadline). */
+void lowlat_pacer_released(struct lowlat_pacer *pacer, int64_t deadline_ns, int64_t released_ns);
 
 /* Moves the whole grid delta_ns later (delta_ns > 0): the next deadline, and every one after it.
  * The display-aware pacer uses it to let a queue of frames behind V-Sync drain (present.c). */

@@ -68,13 +68,15 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	double seconds = (double)(sc->last_present_ns - sc->first_present_ns) * 1e-9;
 	/* n presents span n-1 intervals. */
 	double fps = sc->presents > 1 && seconds > 0 ? (double)(sc->presents - 1) / seconds : 0;
-	char limiter[128] = "limiter off", wait_point[96];
+	char limiter[160] = "limiter off", wait_point[96];
 
 	if (sc->pacer.mfps)
 		snprintf(limiter, sizeof(limiter),
-		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost)",
+		         "limiter %s at %.3f fps, %" PRIu64 " re-anchors (%.1f ms lost), %" PRIu64
+		         " late releases (%.1f ms)",
 		         lowlat_method_name(sc->config.method), (double)sc->pacer.mfps / LOWLAT_MFPS_PER_FPS,
-		         sc->pacer.reanchors, (double)sc->pacer.lost_ns * 1e-6);
+		         sc->pacer.reanchors, (double)sc->pacer.lost_ns * 1e-6, sc->pacer.late_releases,
+		         (double)sc->pacer.late_ns * 1e-6);
 	char drains[64] = "";
 
 	if (sc->timing.drains)
@@ -439,6 +441,7 @@ static void count_present(struct lowlat_swapchain *sc, VkResult r, int64_t t_ns)
 struct present_wait {
 	int64_t deadline_ns;
 	struct lowlat_swapchain *sc;
+	bool cpu_grid; /* the deadline is sc's CPU grid's (swapchain_deadline), not a display's */
 };
 
 /* The release this swapchain asked for, where the next path or swapchain continues from. */
@@ -448,21 +451,37 @@ static void note_release(struct lowlat_swapchain *sc, int64_t release_ns)
 	atomic_store_explicit(&sc->device->last_release_ns, release_ns, memory_order_relaxed);
 }
 
-static void wait_consider(struct present_wait *w, struct lowlat_swapchain *sc, int64_t deadline_ns)
+static void wait_consider(struct present_wait *w, struct lowlat_swapchain *sc, int64_t deadline_ns,
+                          bool cpu_grid)
 {
 	note_release(sc, deadline_ns);
 	if (!w->sc || deadline_ns > w->deadline_ns) {
 		w->deadline_ns = deadline_ns;
 		w->sc = sc;
+		w->cpu_grid = cpu_grid;
 	}
 }
 
-static void wait_do(const struct present_wait *w)
+/* Waits for the call's deadline (begin_ns: when the wait began) and returns when it ended. A wait
+ * for a CPU-grid deadline that ended late (this thread was preempted past it) moves that grid to
+ * the actual release (pace.h, lowlat_pacer_released); a present that came after its deadline did
+ * not wait and leaves its grid alone, as do the display's grids, whose phase is the refresh's. */
+static int64_t wait_do(const struct present_wait *w, int64_t begin_ns)
 {
-	if (w->sc) {
-		struct lowlat_clock clock = lowlat_system_clock(&w->sc->sleeper);
-		clock.sleep_until_ns(clock.ctx, w->deadline_ns);
+	int64_t end_ns;
+
+	if (!w->sc)
+		return lowlat_now_ns();
+	struct lowlat_clock clock = lowlat_system_clock(&w->sc->sleeper);
+	clock.sleep_until_ns(clock.ctx, w->deadline_ns);
+	end_ns = lowlat_now_ns();
+	if (w->cpu_grid && w->deadline_ns > begin_ns && end_ns - w->deadline_ns > LOWLAT_LATE_RELEASE_NS) {
+		lowlat_latency_pacer_lock(w->sc->device);
+		lowlat_pacer_released(&w->sc->pacer, w->deadline_ns, end_ns);
+		lowlat_latency_pacer_unlock(w->sc->device);
+		note_release(w->sc, end_ns);
 	}
+	return end_ns;
 }
 
 /* Counts the call for the summary line, timestamped when our wait ended (t_ns): in late mode when
@@ -1079,12 +1098,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * path's present does before it plans). */
 			lowlat_timing_update(sc);
 			if (early_display_paced(info, i, sc))
-				wait_consider(&wait, sc, early_display_handoff(sc, t.wait_begin_ns));
+				wait_consider(&wait, sc, early_display_handoff(sc, t.wait_begin_ns), false);
 			else
-				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns));
+				wait_consider(&wait, sc, swapchain_deadline(sc, t.wait_begin_ns), true);
 		}
-		wait_do(&wait);
-		t.wait_end_ns = lowlat_now_ns();
+		t.wait_end_ns = wait_do(&wait, t.wait_begin_ns);
 #ifdef VK_EXT_present_timing
 		struct timed_present tp;
 		timed = timing_prepare(dev, info, t.wait_end_ns, &tp);
@@ -1119,6 +1137,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			if (lowlat_latency_owns_wait(dev, sc))
 				continue;
 			int64_t release;
+			bool cpu_grid = false;
 			if (timed && display_paced(sc)) {
 				sc->target_ns = sc->display_target_ns;
 				release = display_release(sc, t.wait_begin_ns);
@@ -1126,6 +1145,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				release = lowlat_refresh_release(sc, t.wait_begin_ns);
 			} else {
 				release = swapchain_deadline(sc, t.wait_begin_ns);
+				cpu_grid = true;
 			}
 			/* In FIFO modes the app may wait for its presents on another thread: then the
 			 * release is waited for there (present_wait.c), and this present returns at once.
@@ -1141,10 +1161,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			} else {
 				if ((sc->pw_paced = present_wait_capped(dev, sc)))
 					release = present_wait_release(sc, release);
-				wait_consider(&wait, sc, release);
+				wait_consider(&wait, sc, release, cpu_grid && !sc->pw_paced);
 			}
 		}
-		wait_do(&wait);
+		wait_do(&wait, t.wait_begin_ns);
 		latency_cap(dev, info, result);
 		t.wait_end_ns = t.return_ns = lowlat_now_ns();
 		count_presents(dev, info, result, t.wait_end_ns);

@@ -42,7 +42,9 @@ echo "$line" | awk -v fps="$fps" -v frames="$frames" '
 	for (i = 1; i <= NF; i++) {
 		if ($i == "presents" && $(i + 1) == "in") { presents = $(i - 1); seconds = $(i + 2) }
 		if ($i == "re-anchors") { lost_ms = substr($(i + 1), 2) }
+		if ($i == "late" && $(i + 1) == "releases") { late_ms = substr($(i + 2), 2) }
 	}
+	lost_ms += late_ms
 	if (presents != frames) { printf "FAIL: %d presents, expected %d\n", presents, frames; exit 1 }
 	rate = (presents - 1) / seconds
 	paced = (presents - 1) / (seconds - lost_ms / 1000)

@@ -335,6 +335,38 @@ static void shrinking_prediction_keeps_grid(void)
 	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS), 5 * MS);
 }
 
+/* lowlat's own wait ended late (its thread was preempted past the deadline): the grid goes on from
+ * the actual release, so the next interval is a whole one, not a short one to catch up. A present
+ * after its deadline is the app's lateness and keeps the grid (small_lateness_keeps_grid). */
+static void late_release_moves_grid(void)
+{
+	struct lowlat_pacer p;
+
+	reset(&p, 100);
+	int64_t t0 = late_frame(&p, 2 * MS);
+	for (int n = 1; n <= 3; n++)
+		CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, n, 100000));
+	/* Released 3 ms after frame 3's deadline: frame 4 is due an interval after the release. */
+	lowlat_pacer_released(&p, grid(t0, 3, 100000), grid(t0, 3, 100000) + 3 * MS);
+	timeline.now_ns = grid(t0, 3, 100000) + 3 * MS;
+	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 4, 100000) + 3 * MS);
+	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 5, 100000) + 3 * MS);
+	CHECK_EQ_I64(p.late_releases, 1);
+	CHECK_EQ_I64(p.late_ns, 3 * MS);
+	CHECK_EQ_I64(p.reanchors, 0);
+	/* Within LOWLAT_LATE_RELEASE_NS, or for a deadline that is not the last one: the grid stays. */
+	int64_t last = grid(t0, 5, 100000) + 3 * MS;
+	lowlat_pacer_released(&p, last, last + LOWLAT_LATE_RELEASE_NS);
+	lowlat_pacer_released(&p, last - 10 * MS, last + 5 * MS);
+	timeline.now_ns = last;
+	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 6, 100000) + 3 * MS);
+	CHECK_EQ_I64(p.late_releases, 1);
+	/* Off: nothing to move. */
+	reset(&p, 0);
+	lowlat_pacer_released(&p, 0, 5 * MS);
+	CHECK_EQ_I64(p.late_releases, 0);
+}
+
 static void setter_clamps(void)
 {
 	struct lowlat_pacer p;
@@ -400,6 +432,7 @@ int main(void)
 	RUN(cap_zero_is_off);
 	RUN(backwards_time_never_waits_long);
 	RUN(shrinking_prediction_keeps_grid);
+	RUN(late_release_moves_grid);
 	RUN(setter_clamps);
 	RUN(fps_to_mfps);
 	RUN(numbers_ignore_locale);
