@@ -112,14 +112,18 @@ int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *p, int64_t pre
 	return lowlat_pacer_next_deadline(p, predicted_ns);
 }
 
-void lowlat_pacer_released(struct lowlat_pacer *p, int64_t deadline_ns, int64_t released_ns)
+bool lowlat_pacer_released(struct lowlat_pacer *p, int64_t deadline_ns, int64_t released_ns)
 {
+	int64_t bound =
+	        p->whole_ns / 4 < LOWLAT_LATE_RELEASE_MAX_NS ? p->whole_ns / 4 : LOWLAT_LATE_RELEASE_MAX_NS;
+
 	if (!p->mfps || !p->have_last || deadline_ns != p->last_deadline_ns ||
-	    released_ns - deadline_ns <= LOWLAT_LATE_RELEASE_NS)
-		return;
+	    released_ns - deadline_ns <= bound)
+		return false;
 	p->late_releases++;
 	p->late_ns += released_ns - deadline_ns;
 	lowlat_pacer_restart_at(p, released_ns);
+	return true;
 }
 
 void lowlat_pacer_delay(struct lowlat_pacer *p, int64_t delta_ns)

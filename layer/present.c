@@ -475,11 +475,12 @@ static int64_t wait_do(const struct present_wait *w, int64_t begin_ns)
 	struct lowlat_clock clock = lowlat_system_clock(&w->sc->sleeper);
 	clock.sleep_until_ns(clock.ctx, w->deadline_ns);
 	end_ns = lowlat_now_ns();
-	if (w->cpu_grid && w->deadline_ns > begin_ns && end_ns - w->deadline_ns > LOWLAT_LATE_RELEASE_NS) {
+	if (w->cpu_grid && w->deadline_ns > begin_ns && end_ns > w->deadline_ns) {
 		lowlat_latency_pacer_lock(w->sc->device);
-		lowlat_pacer_released(&w->sc->pacer, w->deadline_ns, end_ns);
+		bool moved = lowlat_pacer_released(&w->sc->pacer, w->deadline_ns, end_ns);
 		lowlat_latency_pacer_unlock(w->sc->device);
-		note_release(w->sc, end_ns);
+		if (moved)
+			note_release(w->sc, end_ns);
 	}
 	return end_ns;
 }

@@ -9,6 +9,7 @@
 #include "pace.h"
 
 #define MS 1000000ll /* ns */
+#define US 1000ll    /* ns */
 
 /* A fake timeline behind the same seam the layer uses: time moves only when the test says so or
  * when someone sleeps. */
@@ -347,23 +348,30 @@ static void late_release_moves_grid(void)
 	for (int n = 1; n <= 3; n++)
 		CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, n, 100000));
 	/* Released 3 ms after frame 3's deadline: frame 4 is due an interval after the release. */
-	lowlat_pacer_released(&p, grid(t0, 3, 100000), grid(t0, 3, 100000) + 3 * MS);
+	CHECK(lowlat_pacer_released(&p, grid(t0, 3, 100000), grid(t0, 3, 100000) + 3 * MS));
 	timeline.now_ns = grid(t0, 3, 100000) + 3 * MS;
 	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 4, 100000) + 3 * MS);
 	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 5, 100000) + 3 * MS);
 	CHECK_EQ_I64(p.late_releases, 1);
 	CHECK_EQ_I64(p.late_ns, 3 * MS);
 	CHECK_EQ_I64(p.reanchors, 0);
-	/* Within LOWLAT_LATE_RELEASE_NS, or for a deadline that is not the last one: the grid stays. */
+	/* Within LOWLAT_LATE_RELEASE_MAX_NS (a quarter of the interval is more at 100 fps), or for a
+	 * deadline that is not the last one: the grid stays and catches up. */
 	int64_t last = grid(t0, 5, 100000) + 3 * MS;
-	lowlat_pacer_released(&p, last, last + LOWLAT_LATE_RELEASE_NS);
-	lowlat_pacer_released(&p, last - 10 * MS, last + 5 * MS);
+	CHECK(!lowlat_pacer_released(&p, last, last + LOWLAT_LATE_RELEASE_MAX_NS));
+	CHECK(!lowlat_pacer_released(&p, last - 10 * MS, last + 5 * MS));
 	timeline.now_ns = last;
 	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 6, 100000) + 3 * MS);
 	CHECK_EQ_I64(p.late_releases, 1);
+	/* At 500 fps the bound is a quarter of the 2 ms interval: 600 us late moves the grid. */
+	reset(&p, 500);
+	t0 = late_frame(&p, 100 * US);
+	CHECK_EQ_I64(late_frame(&p, 100 * US), grid(t0, 1, 500000));
+	CHECK(!lowlat_pacer_released(&p, grid(t0, 1, 500000), grid(t0, 1, 500000) + 500 * US));
+	CHECK(lowlat_pacer_released(&p, grid(t0, 1, 500000), grid(t0, 1, 500000) + 600 * US));
 	/* Off: nothing to move. */
 	reset(&p, 0);
-	lowlat_pacer_released(&p, 0, 5 * MS);
+	CHECK(!lowlat_pacer_released(&p, 0, 5 * MS));
 	CHECK_EQ_I64(p.late_releases, 0);
 }
 
