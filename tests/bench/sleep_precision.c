@@ -17,14 +17,13 @@
  * spinning at the same priority, to see a loaded machine.
  *
  * --grid-csv is the machine's floor for tools/bench-limiter: one method (default adaptive) waits for
- * N deadlines on an ideal grid of 1/F, as lowlat's pacer does, with no Vulkan and no app around it,
+ * N deadlines of lowlat's own pacer (pace.c) at a cap of F, with no Vulkan and no app around it,
  * and each wake-up is written as a row of the bench probe's CSV (present,entry_ns,return_ns,cpu_ns,
  * result,swapchains; entry = return = the wake-up). The interval errors of those rows are what this
  * machine lets any waiter reach in that minute: what is left of a limiter's error above them is the
  * limiter's.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "pace.h"
 
 #define NS_PER_US 1000ll
 
@@ -91,29 +91,28 @@ static int64_t process_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-/* The grid as pace.c keeps it: deadline n = anchor + n / fps, so a fractional rate keeps its long-run
- * rate, re-anchored on the wake-up when one came more than a whole interval late (a stall). */
+/* lowlat's own pacer (pace.c) on the cap, used as present.c uses it at the late wait point: the
+ * frame's deadline, the wait, then the release reported back, so its re-anchors and late-release
+ * rule apply here as they do in the layer. */
 static int grid(struct method *m, const char *path, double fps, int waits)
 {
 	FILE *f = fopen(path, "w");
-	double interval_ns = 1e9 / fps;
-	int64_t anchor = lowlat_now_ns(), n = 0;
+	struct lowlat_pacer pacer;
 
 	if (!f) {
 		perror(path);
 		return 1;
 	}
+	lowlat_pacer_init(&pacer);
+	lowlat_pacer_set_mfps(&pacer, lowlat_fps_to_mfps(fps));
 	fprintf(f, "present,entry_ns,return_ns,cpu_ns,result,swapchains\n");
 	for (int i = 0; i < waits; i++) {
-		int64_t deadline = anchor + (int64_t)llround((double)++n * interval_ns);
+		int64_t deadline = lowlat_pacer_next_deadline(&pacer, lowlat_now_ns());
 
 		lowlat_sleep_until_ns(&m->sleeper, deadline);
 		int64_t woke = lowlat_now_ns();
 
-		if (woke - deadline > (int64_t)interval_ns) {
-			anchor = woke;
-			n = 0;
-		}
+		lowlat_pacer_released(&pacer, deadline, woke);
 		fprintf(f, "%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",0,1\n", i, woke, woke, process_cpu_ns());
 	}
 	return fclose(f) ? 1 : 0;
