@@ -22,7 +22,8 @@ so a frame is released before the one before it is on screen unless lowlat holds
   "present-wait" and waits for its own present ids with vkWaitForPresentKHR; its present log says
   fallback "wait" for every paced present ("cpu" with max_latency_frames 0: the CPU grid alone). wait-cap1 asserts what cap1 does, wait-off prints what
   cap1 prevents, wait-60 (run with --hz 120) that a 60 fps cap holds on the display (new images
-  per second within 3%, a frame never shown before the one before was, see cap1). wait-stall: the
+  per second within 3%, a frame never shown before the one before was, see cap1; a run slower
+  only by the time lowlat reports lost to stalls is run again, up to 3 runs, then skipped). wait-stall: the
   display's present waits stop succeeding after request 100 (LOWLAT_VDISPLAY_WAIT_STALL_AFTER):
   as stall, lowlat's waits give up after their timeout (100 ms), said once, and after 8 in a row
   the cap is off; vkcube presents every frame and exits.
@@ -41,6 +42,12 @@ import e2e_modes  # noqa: E402
 
 SKIP = 77
 Fail = e2e_lowlat.Fail
+
+
+class Spoilt(Exception):
+    """A run the shared machine slowed, by time lowlat reports lost to stalls: run again."""
+LOST = re.compile(r"(\d+) re-anchors \(([\d.]+) ms lost\), (\d+) late releases \(([\d.]+) ms\)")
+ATTEMPTS = 3
 HELD = re.compile(r"lowlat: swapchain \d+x\d+: max_latency_frames (\d+) held (\d+) releases until an earlier frame "
                   r"was shown, (\d+) more gave up waiting; (\d+) released on time past a late frame")
 
@@ -133,7 +140,18 @@ def check_wait_level(args, tmp, lines, rows, fps):
     if display > fps * 1.03:
         raise Fail(f"the display showed {display:.2f} new images/s, faster than the cap of {fps}")
     if args.scenario == "wait-60" and display < fps * 0.97:
-        raise Fail(f"the display showed {display:.2f} new images/s, slower than the cap of {fps}")
+        # A stall of the shared machine longer than an interval re-anchors lowlat's grid (no
+        # catch-up burst), and its summary reports the time lost; a run slower only by that time
+        # was spoilt by the machine, not by lowlat.
+        lost_ms = sum(float(m.group(2)) + float(m.group(4)) for m in map(LOST.search, lines) if m)
+        steady = [r for r in rows if r["event"] == "shown"]
+        span = (steady[-1]["time_ns"] - steady[0]["time_ns"]) / 1e9 if len(steady) > 1 else 0
+        paced = (len(steady) - 1) / (span - lost_ms / 1000) if span > lost_ms / 1000 else 0
+        reason = (f"the display showed {display:.2f} new images/s, slower than the cap of {fps}; without the "
+                  f"{lost_ms:.1f} ms lowlat lost to re-anchors and late releases, {paced:.2f}")
+        if lost_ms and paced >= fps * 0.97:
+            raise Spoilt(reason)
+        raise Fail(reason)
 
 
 def main():
@@ -149,18 +167,25 @@ def main():
     if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
         print("skipped: needs vkcube and an X display (run under tools/testroot)")
         return SKIP
-    tmp = tempfile.mkdtemp(prefix="lowlat-latency-")
-    print("logs in", tmp)
-    try:
-        scenario(args, tmp)
-    except e2e_lowlat.Skip as e:
-        print("skipped:", e)
-        return SKIP
-    except Fail as e:
-        print("FAIL:", e)
-        return 1
-    shutil.rmtree(tmp)
-    return 0
+    for attempt in range(1, ATTEMPTS + 1):
+        tmp = tempfile.mkdtemp(prefix="lowlat-latency-")
+        print(f"run {attempt}: logs in {tmp}")
+        try:
+            scenario(args, tmp)
+        except Spoilt as e:
+            print(f"run {attempt} spoilt by the machine: {e}")
+            continue
+        except e2e_lowlat.Skip as e:
+            print("skipped:", e)
+            return SKIP
+        except Fail as e:
+            print("FAIL:", e)
+            return 1
+        shutil.rmtree(tmp)
+        return 0
+    print(f"skipped: the machine is overloaded: {ATTEMPTS} runs, each slower than the cap only by the time "
+          "lowlat lost to stalls")
+    return SKIP
 
 
 if __name__ == "__main__":
