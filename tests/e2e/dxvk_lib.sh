@@ -117,6 +117,7 @@ check_dxvk_cap() {
 			# Releases lowlat woke late for: the grid goes on from them, their time is lost too.
 			if ($i == "late" && $(i + 1) == "releases") { late = $(i - 1); late_ms = substr($(i + 2), 2) }
 		}
+		printf "%s: lowlat lost %.1f ms to %d re-anchors and %.1f ms to %d late releases\n", name, lost_ms, reanchors, late_ms, late
 		reanchors += late; lost_ms += late_ms
 		paced = (presents - 1) / (seconds - lost_ms / 1000)
 		game_err = game / fps - 1

@@ -59,6 +59,7 @@ run_once() {
 			# Releases lowlat woke late for: the grid goes on from them, their time is lost too.
 			if ($i == "late" && $(i + 1) == "releases") { late = $(i - 1); late_ms = substr($(i + 2), 2) }
 		}
+		printf "lowlat lost %.1f ms to %d re-anchors and %.1f ms to %d late releases\n", lost_ms, reanchors, late_ms, late
 		reanchors += late; lost_ms += late_ms
 		if (presents != frames) { printf "FAIL: %d presents, expected %d\n", presents, frames; exit 1 }
 		rate = (presents - 1) / seconds
