@@ -47,7 +47,6 @@ Fail = e2e_lowlat.Fail
 class Spoilt(Exception):
     """A run the shared machine slowed, by time lowlat reports lost to stalls: run again."""
 LOST = re.compile(r"(\d+) re-anchors \(([\d.]+) ms lost\), (\d+) late releases \(([\d.]+) ms\)")
-ATTEMPTS = 3
 HELD = re.compile(r"lowlat: swapchain \d+x\d+: max_latency_frames (\d+) held (\d+) releases until an earlier frame "
                   r"was shown, (\d+) more gave up waiting; (\d+) released on time past a late frame")
 
@@ -162,30 +161,26 @@ def main():
                                                         "wait-stall"])
     ap.add_argument("--hz", default="540")
     ap.add_argument("--frames", type=int, default=400)
+    ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take (wait-60)")
     args = ap.parse_args()
 
     if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
         print("skipped: needs vkcube and an X display (run under tools/testroot)")
         return SKIP
-    for attempt in range(1, ATTEMPTS + 1):
-        tmp = tempfile.mkdtemp(prefix="lowlat-latency-")
-        print(f"run {attempt}: logs in {tmp}")
-        try:
-            scenario(args, tmp)
-        except Spoilt as e:
-            print(f"run {attempt} spoilt by the machine: {e}")
-            continue
-        except e2e_lowlat.Skip as e:
-            print("skipped:", e)
-            return SKIP
-        except Fail as e:
-            print("FAIL:", e)
-            return 1
-        shutil.rmtree(tmp)
-        return 0
-    print(f"skipped: the machine is overloaded: {ATTEMPTS} runs, each slower than the cap only by the time "
-          "lowlat lost to stalls")
-    return SKIP
+    return e2e_lowlat.run_attempts(run_once, args)
+
+
+def run_once(args, attempt):
+    """One run of the scenario, for e2e_lowlat.run_attempts: a run the machine spoilt is run again."""
+    tmp = tempfile.mkdtemp(prefix="lowlat-latency-")
+    print(f"run {attempt}: logs in {tmp}")
+    try:
+        scenario(args, tmp)
+    except Spoilt as e:
+        return 2, str(e), tmp
+    except e2e_lowlat.Skip as e:
+        return SKIP, str(e), tmp
+    return 0, "", tmp
 
 
 if __name__ == "__main__":
