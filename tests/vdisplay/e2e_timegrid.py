@@ -18,7 +18,9 @@ silent validation layer, the pacing-level and present-mode lines it reuses).
   made after its planned target is given its own time as the target (the grid goes on after it):
   the steps to and from it are not judged.
 Steps after a present the app made later than its planned target are not judged (lowlat restarts
-its grid there; a stalled frame on this shared machine does that). A run with more than 3% of its
+its grid there; a stalled frame on this shared machine does that), nor steps to a frame that
+lowlat, by its present log, released so late that it predicted it ready more than an interval
+after its deadline (the release time and lead in the log; a busy machine lengthens the lead). A run with more than 3% of its
 steps restarted or late, or whose long-run rate is off after lowlat re-anchored its grid (frames
 slower than the cap), is run again, up to 5 runs, then skipped (exit 77), not passed.
 """
@@ -32,6 +34,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+import e2e_modes  # noqa: E402
 import vdlog  # noqa: E402
 
 SKIP = 77
@@ -41,6 +44,9 @@ ON_GRID_NS = 20_000
 VRR_STEP_NS = 2_000
 VRR_LATCH_NS = 50_000
 MAX_UNJUDGED = 0.03
+# The pacer's deadlines are exact to the nanosecond; this covers the rounding of the fractional
+# interval, not a restart.
+RESTART_SLACK_NS = 1_000
 # VRR steps off 1/fps that neither a late present nor a drain explains. Each was a bug so far (a
 # shrinking lead restarted the grid before the last target: 2-4 a run); the share allows one or two
 # a run for what a stall of this machine may yet do that the rules above do not know.
@@ -76,11 +82,28 @@ def run_once(args, attempt):
         raise Fail(f"only {len(paced)} targeted requests after the first {WARMUP} of {args.frames}")
     interval = 1e9 / float(args.fps)
 
+    # lowlat's own plan, from its present log: it set each frame's target when it released the frame
+    # (the previous present's wait_begin_ns, "now" to its pacer), predicting it ready a lead later
+    # (the frame's predicted_ready_ns). A prediction more than an interval after the frame's
+    # deadline restarts the grid there. The deadline is the previous target plus an interval on VRR
+    # (targets are deadlines), and may be up to a refresh earlier on a fixed rate (targets are the
+    # deadlines' next refresh starts).
+    plan = {int(r["target_ns"]): r for r in e2e_modes.log_rows(tmp) if r["target_ns"]}
+    restart_after = 2 * interval - (0 if args.vrr_min_hz else 10**12 / paced[0]["rate_mhz"])
+
+    def restarted(a, b):
+        la, lb = plan.get(a["target_ns"]), plan.get(b["target_ns"])
+        if not la or not lb or not la["wait_begin_ns"] or not lb["predicted_ready_ns"]:
+            return False
+        predicted = int(la["wait_begin_ns"]) + int(lb["predicted_ready_ns"])
+        return predicted > a["target_ns"] + restart_after - RESTART_SLACK_NS
+
     judged, unjudged = [], 0
     for a, b in zip(paced, paced[1:]):
-        # A present after the target planned for it (the previous target plus about an interval):
-        # lowlat restarts the grid from it. Not judged.
-        if b["queued_ns"] > a["target_ns"] + 1.5 * interval:
+        # A present after the target planned for it (the previous target plus about an interval),
+        # or a frame released so late that lowlat predicted it ready an interval after its
+        # deadline: lowlat restarts the grid from it. Not judged.
+        if b["queued_ns"] > a["target_ns"] + 1.5 * interval or restarted(a, b):
             unjudged += 1
             continue
         judged.append((a, b))
