@@ -207,7 +207,8 @@ struct lowlat_swapchain {
 	 * shown, and those of them that gave up waiting (timed out). */
 	uint64_t latency_waits, latency_timeouts;
 	/* Releases it let go with the frame just presented late and unshown, in FIFO_LATEST_READY,
-	 * where the next frame takes its place (present.c, latency_late_frame_superseded). */
+	 * where the next frame takes its place (present.c, latency_late_frame_superseded); those that
+	 * waited for an earlier frame first are in latency_waits too. */
 	uint64_t latency_superseded;
 	uint32_t latency_timeouts_in_row; /* reset by a wait that ends in time */
 	bool latency_off;                 /* given up: the display stopped reporting (present.c) */

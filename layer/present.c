@@ -91,7 +91,7 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		LOWLAT_INFO("swapchain %ux%u: max_latency_frames %u held %" PRIu64
 		            " releases until an earlier frame "
 		            "was shown, %" PRIu64 " more gave up waiting; %" PRIu64
-		            " released on time past a late frame (FIFO_LATEST_READY)",
+		            " released past a late frame (FIFO_LATEST_READY)",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
 		            sc->latency_waits, sc->latency_timeouts, sc->latency_superseded);
 	if (sc->timing.cadence.misses)
@@ -1009,6 +1009,7 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 		struct lowlat_swapchain_timing *t;
 		uint32_t k, unshown;
 		int64_t now_ns, base_ns, deadline_ns;
+		bool past_late;
 
 		if (!sc || present_failed(info->pResults ? info->pResults[i] : result))
 			continue;
@@ -1026,11 +1027,12 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		now_ns = lowlat_now_ns();
 		unshown = k - 1;
-		if (latency_late_frame_superseded(info, i, sc, now_ns)) {
-			if (t->pending_count <= k) {
-				sc->latency_superseded++;
+		past_late = latency_late_frame_superseded(info, i, sc, now_ns);
+		if (past_late) {
+			sc->latency_superseded++;
+			if (t->pending_count <= k)
 				continue;
-			}
+			/* Frames before the late one are unshown too: wait for those. */
 			unshown = k;
 		}
 		base_ns = sc->display_target_ns != LOWLAT_LOG_UNKNOWN && sc->display_target_ns > now_ns
