@@ -1009,7 +1009,6 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 		struct lowlat_swapchain_timing *t;
 		uint32_t k, unshown;
 		int64_t now_ns, base_ns, deadline_ns;
-		bool past_late;
 
 		if (!sc || present_failed(info->pResults ? info->pResults[i] : result))
 			continue;
@@ -1027,8 +1026,7 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		now_ns = lowlat_now_ns();
 		unshown = k - 1;
-		past_late = latency_late_frame_superseded(info, i, sc, now_ns);
-		if (past_late) {
+		if (latency_late_frame_superseded(info, i, sc, now_ns)) {
 			sc->latency_superseded++;
 			if (t->pending_count <= k)
 				continue;

@@ -46,6 +46,8 @@ Fail = e2e_lowlat.Fail
 
 class Spoilt(Exception):
     """A run the shared machine slowed, by time lowlat reports lost to stalls: run again."""
+
+
 LOST = re.compile(r"(\d+) re-anchors \(([\d.]+) ms lost\), (\d+) late releases \(([\d.]+) ms\)")
 HELD = re.compile(r"lowlat: swapchain \d+x\d+: max_latency_frames (\d+) held (\d+) releases until an earlier frame "
                   r"was shown, (\d+) more gave up waiting; (\d+) released past a late frame")

@@ -35,6 +35,7 @@ import glob
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -278,14 +279,10 @@ def check_early_hold(paced, full, period):
     if len(pairs) < len(paced) - 10:
         raise Fail(f"only {len(pairs)} of {len(paced)} shown frames have a lead in lowlat's log")
 
-    def median(xs):
-        xs = sorted(xs)
-        return xs[len(xs) // 2]
-
-    held = median(h for h, _ in pairs)
-    planned = median(ld for _, ld in pairs)
+    held = statistics.median(h for h, _ in pairs)
+    planned = statistics.median(ld for _, ld in pairs)
     after = sorted(ld - h for h, ld in pairs)  # how long after its planned hand-off the display got it
-    med_after = after[len(after) // 2]
+    med_after = statistics.median(after)
     print(f"early: presents reach the display {held / 1e6:.3f} ms before their target (median), for a planned "
           f"lead of {planned / 1e6:.3f} ms; {med_after / 1e6:.3f} ms after the planned hand-off (median; "
           f"{after[len(after) // 10] / 1e6:.3f} .. {after[-len(after) // 10] / 1e6:.3f} ms, p10 .. p90)")
