@@ -41,6 +41,11 @@ reply=$("$cli" ctl vkcube fps fast) || rc=$?
 reply=$("$cli" ctl vkcube fps 0)
 [ "$reply" = "ok fps 0" ] || fail "unexpected reply: $reply"
 
-wait "$client" || fail "vkcube exited with status $?: $(tail -n 5 "$e2e_tmp/vkcube.out")"
+rc=0
+wait "$client" || rc=$?
+if [ "$rc" != 0 ]; then
+	show_sanitizer_report "$e2e_tmp/vkcube.out"
+	fail "vkcube exited with status $rc: $(tail -n 5 "$e2e_tmp/vkcube.out")"
+fi
 [ ! -e "$sock" ] || fail "the socket $sock is still there after vkcube exited"
 echo "control socket: found by game key and pid, status, fps set, bad value refused, removed at exit"

@@ -47,6 +47,14 @@ client() {
 	LD_PRELOAD="${E2E_PRELOAD:-}" "$@"
 }
 
+# show_sanitizer_report OUT: print each sanitizer report in a client's output whole (to stderr), with
+# every stack it names; a report starts far above the output's tail and its second stack (where a
+# mutex was locked, the other side of a race) is what tells whose bug it is.
+show_sanitizer_report() {
+	awk '/^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|.*runtime error: )/ { on = 1 }
+		on { print; if (/^SUMMARY: /) { on = 0; print "" } if (++n >= 400) exit }' "$1" >&2
+}
+
 # run_validated NAME COMMAND...: run COMMAND with lowlat enabled and validation below it, then check
 # that it exited 0, that the chain really was validation below lowlat, and that validation said
 # nothing (errors and warnings, synchronization validation included). Output is kept in
@@ -76,8 +84,7 @@ run_validated() {
 		VK_LOADER_DEBUG=layer \
 		client timeout "${E2E_CLIENT_TIMEOUT:-60}" "$@" >"$out" 2>&1 || rc=$?
 	grep -v '^\[Vulkan Loader\]' "$out" | tail -n 20 >&2
-	# A sanitizer report starts far above the tail; show it whole.
-	grep -A 40 -E '^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|.*runtime error: )' "$out" | head -n 80 >&2 || true
+	show_sanitizer_report "$out"
 	[ "$rc" != 124 ] || fail "$name hung: still running after ${E2E_CLIENT_TIMEOUT:-60} s"
 	[ "$rc" = 0 ] || fail "$name exited with status $rc"
 	check_chain "$out" "$lowlat"
