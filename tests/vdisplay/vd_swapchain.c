@@ -7,6 +7,7 @@
  * thread learns it when the fence signals (its own wake-up latency does not matter) and replays the
  * display up to the time it last checked, so the history is what an exact display would have done.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +47,29 @@ static int64_t display_vrr_min_mhz(int64_t rate_mhz)
 		return 0;
 	}
 	return min;
+}
+
+/* LOWLAT_VDISPLAY_LATE_READY=K:U: every K-th request (seq K, 2K, ...) is ready U µs after its GPU
+ * work really finished, as if that frame's rendering had run long: the display (and the
+ * QUEUE_OPERATIONS_END time it reports) sees it ready then. Deterministic late frames, at frames
+ * the test knows, for what a layer does after a frame that missed its refresh. Unset: none. */
+static void late_ready(struct vd_swapchain *sc)
+{
+	const char *text = getenv("LOWLAT_VDISPLAY_LATE_READY");
+	unsigned long every, us;
+	int used = 0;
+
+	if (!text || !*text)
+		return;
+	if (sscanf(text, "%lu:%lu%n", &every, &us, &used) != 2 || text[used] || !every || !us ||
+	    us > 1000000) {
+		vd_msg("LOWLAT_VDISPLAY_LATE_READY=%s is not K:U (every K-th request, U µs, 1..1000000); "
+		       "no late frames",
+		       text);
+		return;
+	}
+	sc->late_every = every;
+	sc->late_ns = (int64_t)us * 1000;
 }
 
 enum vd_mode vd_mode_of(VkPresentModeKHR mode)
@@ -139,6 +163,8 @@ static void *scanout_main(void *arg)
 			struct vd_image *img = &sc->images[pending[k]];
 			if (got[k]) {
 				img->submitted = false;
+				if (sc->late_every && img->seq % sc->late_every == 0)
+					ready[k] += sc->late_ns;
 				vd_engine_set_ready(&sc->engine, img->seq, ready[k]);
 			}
 		}
@@ -340,6 +366,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 	if (display_vrr_min_mhz(sc->engine.rate_mhz))
 		vd_engine_set_vrr(&sc->engine, display_vrr_min_mhz(sc->engine.rate_mhz));
 	sc->device_offset_ns = device_offset_ns(dev);
+	late_ready(sc);
 
 	/* The thread is started last; destroy_swapchain joins it, so start a no-op one on failure. */
 	sc->quit = true;

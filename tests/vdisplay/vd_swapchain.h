@@ -51,6 +51,8 @@ struct vd_swapchain {
 	uint64_t shown_present_id;     /* the highest present id whose image reached the screen */
 	struct vd_timing_queue timing; /* VK_EXT_present_timing results */
 	uint64_t last_seq;             /* the latest request queued */
+	uint64_t late_every;           /* LOWLAT_VDISPLAY_LATE_READY: every late_every-th request is */
+	int64_t late_ns;               /* ready late_ns after its GPU work finished; 0: none */
 };
 
 enum vd_mode vd_mode_of(VkPresentModeKHR mode);
