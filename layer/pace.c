@@ -45,7 +45,27 @@ static void anchor_at(struct lowlat_pacer *p, int64_t t_ns)
 	p->anchored = true;
 	p->anchor_ns = t_ns;
 	p->n = 0;
+	p->debt_ns = 0;
 	advance(p);
+}
+
+/* The release lateness within which the grid catches up (pace.h, LOWLAT_LATE_RELEASE_MAX_NS). */
+static int64_t late_bound_ns(const struct lowlat_pacer *p)
+{
+	return p->whole_ns / 4 < LOWLAT_LATE_RELEASE_MAX_NS ? p->whole_ns / 4 : LOWLAT_LATE_RELEASE_MAX_NS;
+}
+
+/* The part of the debt this frame repays (pace.h, LOWLAT_CATCH_UP_STEP_MAX_NS): one step, or more
+ * where the debt would otherwise stay above the bound. */
+static int64_t repayment_ns(const struct lowlat_pacer *p)
+{
+	int64_t step = p->whole_ns / 32 < LOWLAT_CATCH_UP_STEP_MAX_NS ? p->whole_ns / 32
+	                                                              : LOWLAT_CATCH_UP_STEP_MAX_NS;
+	int64_t over = p->debt_ns - late_bound_ns(p);
+
+	if (step > p->debt_ns)
+		step = p->debt_ns;
+	return over > step ? over : step;
 }
 
 void lowlat_pacer_set_mfps(struct lowlat_pacer *p, uint32_t mfps)
@@ -81,6 +101,12 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 			anchor_at(p, now_ns);
 		target = now_ns;
 	} else {
+		/* Catch up part of the lateness of lowlat's earlier waits (lowlat_pacer_released). */
+		if (p->debt_ns) {
+			int64_t repay = repayment_ns(p);
+			p->anchor_ns -= repay;
+			p->debt_ns -= repay;
+		}
 		target = p->anchor_ns + offset_ns(p, p->n);
 		if (now_ns - target > p->whole_ns) {
 			/* More than a whole interval behind: catching up would mean a burst of unpaced
@@ -114,15 +140,20 @@ int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *p, int64_t pre
 
 bool lowlat_pacer_released(struct lowlat_pacer *p, int64_t deadline_ns, int64_t released_ns)
 {
-	int64_t bound =
-	        p->whole_ns / 4 < LOWLAT_LATE_RELEASE_MAX_NS ? p->whole_ns / 4 : LOWLAT_LATE_RELEASE_MAX_NS;
+	int64_t late = released_ns - deadline_ns;
 
-	if (!p->mfps || !p->have_last || deadline_ns != p->last_deadline_ns ||
-	    released_ns - deadline_ns <= bound)
+	if (!p->mfps || !p->anchored || !p->have_last || deadline_ns != p->last_deadline_ns || late <= 0)
 		return false;
-	p->late_releases++;
-	p->late_ns += released_ns - deadline_ns;
-	lowlat_pacer_restart_at(p, released_ns);
+	if (late > late_bound_ns(p)) {
+		p->late_releases++;
+		p->late_ns += late + p->debt_ns;
+		lowlat_pacer_restart_at(p, released_ns);
+		return true;
+	}
+	/* The grid from the release on, its ideal phase owed (repayment_ns). */
+	p->anchor_ns += late;
+	p->last_deadline_ns = released_ns;
+	p->debt_ns += late;
 	return true;
 }
 

@@ -355,24 +355,90 @@ static void late_release_moves_grid(void)
 	CHECK_EQ_I64(p.late_releases, 1);
 	CHECK_EQ_I64(p.late_ns, 3 * MS);
 	CHECK_EQ_I64(p.reanchors, 0);
-	/* Within LOWLAT_LATE_RELEASE_MAX_NS (a quarter of the interval is more at 100 fps), or for a
-	 * deadline that is not the last one: the grid stays and catches up. */
+	/* A deadline that is not the last one, or a release on time: nothing moves. */
 	int64_t last = grid(t0, 5, 100000) + 3 * MS;
-	CHECK(!lowlat_pacer_released(&p, last, last + LOWLAT_LATE_RELEASE_MAX_NS));
 	CHECK(!lowlat_pacer_released(&p, last - 10 * MS, last + 5 * MS));
+	CHECK(!lowlat_pacer_released(&p, last, last));
 	timeline.now_ns = last;
 	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 6, 100000) + 3 * MS);
 	CHECK_EQ_I64(p.late_releases, 1);
-	/* At 500 fps the bound is a quarter of the 2 ms interval: 600 us late moves the grid. */
+	/* At 500 fps the bound is a quarter of the 2 ms interval: 500 us late is caught up, 600 us is
+	 * given up. */
 	reset(&p, 500);
 	t0 = late_frame(&p, 100 * US);
-	CHECK_EQ_I64(late_frame(&p, 100 * US), grid(t0, 1, 500000));
-	CHECK(!lowlat_pacer_released(&p, grid(t0, 1, 500000), grid(t0, 1, 500000) + 500 * US));
-	CHECK(lowlat_pacer_released(&p, grid(t0, 1, 500000), grid(t0, 1, 500000) + 600 * US));
+	int64_t d1 = late_frame(&p, 100 * US);
+	CHECK_EQ_I64(d1, grid(t0, 1, 500000));
+	CHECK(lowlat_pacer_released(&p, d1, d1 + 500 * US));
+	CHECK_EQ_I64(p.late_releases, 0);
+	CHECK_EQ_I64(p.debt_ns, 500 * US);
+	int64_t d2 = lowlat_pacer_next_deadline(&p, d1 + 500 * US);
+	CHECK(lowlat_pacer_released(&p, d2, d2 + 600 * US));
+	CHECK_EQ_I64(p.late_releases, 1);
+	/* Given up: the 600 us and what was still owed of the 500 (one 50 us step was repaid). */
+	CHECK_EQ_I64(p.late_ns, 600 * US + 450 * US);
+	CHECK_EQ_I64(p.debt_ns, 0);
 	/* Off: nothing to move. */
 	reset(&p, 0);
 	CHECK(!lowlat_pacer_released(&p, 0, 5 * MS));
 	CHECK_EQ_I64(p.late_releases, 0);
+}
+
+/* lowlat's wait ended late within the bound: the next interval is not short by all of it (a second
+ * hitch) but by at most LOWLAT_CATCH_UP_STEP_MAX_NS, frame after frame, until the grid is back on
+ * its ideal points: no rate lost. Lateness with every frame is caught up as it comes. */
+static void late_release_caught_up_in_steps(void)
+{
+	struct lowlat_pacer p;
+	const int64_t step = LOWLAT_CATCH_UP_STEP_MAX_NS;
+
+	/* 100 fps: bound 1 ms, steps of 50 us. Released 300 us late after frame 3. */
+	reset(&p, 100);
+	int64_t t0 = late_frame(&p, 2 * MS);
+	for (int n = 1; n <= 3; n++)
+		CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, n, 100000));
+	int64_t release = grid(t0, 3, 100000) + 300 * US;
+	CHECK(lowlat_pacer_released(&p, grid(t0, 3, 100000), release));
+	timeline.now_ns = release;
+	int64_t prev = release;
+	for (int n = 4; n <= 9; n++) {
+		int64_t d = late_frame(&p, 2 * MS);
+		CHECK_EQ_I64(d, grid(t0, n, 100000) + 300 * US - (n - 3) * step);
+		CHECK_EQ_I64(d - prev, 10 * MS - step);
+		prev = d;
+	}
+	/* Back on the ideal grid, whole intervals again, nothing counted as lost. */
+	CHECK_EQ_I64(p.debt_ns, 0);
+	CHECK_EQ_I64(late_frame(&p, 2 * MS), grid(t0, 10, 100000));
+	CHECK_EQ_I64(p.late_releases, 0);
+	CHECK_EQ_I64(p.late_ns, 0);
+
+	/* At 1000 fps the step is 1/32 of the 1 ms interval (31.25 us, 31 in whole ns). */
+	reset(&p, 1000);
+	t0 = late_frame(&p, 100 * US);
+	CHECK(lowlat_pacer_released(&p, t0, t0 + 200 * US));
+	timeline.now_ns = t0 + 200 * US;
+	CHECK_EQ_I64(late_frame(&p, 100 * US), grid(t0, 1, 1000000) + 200 * US - 31250);
+
+	/* Every wait 400 us late at 100 fps: the debt grows by 350 us a frame up to the 1 ms bound,
+	 * then each frame catches up what it owes beyond it; the grid trails by 1 ms, no more, and
+	 * the rate is the cap's. */
+	reset(&p, 100);
+	t0 = late_frame(&p, 2 * MS);
+	int64_t d = t0;
+	for (int n = 1; n <= 40; n++) {
+		CHECK(lowlat_pacer_released(&p, d, d + 400 * US));
+		timeline.now_ns = d + 400 * US;
+		d = late_frame(&p, 2 * MS);
+		CHECK(p.debt_ns <= LOWLAT_LATE_RELEASE_MAX_NS);
+	}
+	CHECK_EQ_I64(p.debt_ns, LOWLAT_LATE_RELEASE_MAX_NS);
+	CHECK_EQ_I64(d, grid(t0, 40, 100000) + LOWLAT_LATE_RELEASE_MAX_NS);
+	CHECK_EQ_I64(p.late_releases, 0);
+
+	/* A re-anchor (the app a whole interval behind) forgives the debt with the grid. */
+	timeline.now_ns = d + 25 * MS;
+	CHECK_EQ_I64(lowlat_pacer_next_deadline(&p, timeline.now_ns), timeline.now_ns);
+	CHECK_EQ_I64(p.debt_ns, 0);
 }
 
 static void setter_clamps(void)
@@ -441,6 +507,7 @@ int main(void)
 	RUN(backwards_time_never_waits_long);
 	RUN(shrinking_prediction_keeps_grid);
 	RUN(late_release_moves_grid);
+	RUN(late_release_caught_up_in_steps);
 	RUN(setter_clamps);
 	RUN(fps_to_mfps);
 	RUN(numbers_ignore_locale);
