@@ -46,8 +46,8 @@ struct lowlat_pacer {
 	uint64_t reanchors;     /* times the grid was dropped because the app fell behind (summary line) */
 	int64_t behind_ns;      /* how far behind its target the frame of the last re-anchor was */
 	int64_t lost_ns;        /* the sum of those: time the grid gave up rather than catch up */
-	uint64_t late_releases; /* lowlat_pacer_released calls that moved the grid (summary line) */
-	int64_t late_ns;        /* the sum of their lateness */
+	uint64_t late_releases; /* releases later than the bound, whose lateness the grid gave up */
+	int64_t late_ns;        /* the sum of what was given up (summary line) */
 	int64_t delay_ns;       /* lowlat_pacer_delay since the last deadline: allowed beyond one interval */
 	int64_t debt_ns;        /* lateness of lowlat's own waits the grid has yet to catch up */
 };
