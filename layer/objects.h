@@ -128,8 +128,9 @@ struct lowlat_swapchain_timing {
 	/* The next present's target display time, computed at the previous present. */
 	bool have_target;
 	int64_t target_ns;
-	int64_t lead_ns;     /* the release lead that target allowed for (the log's predicted_ready_ns) */
-	bool target_cadence; /* that target is on the refresh grid at n >= 2 */
+	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
+	int64_t after_release_ns; /* the release for the target after it (present_wait.h) */
+	bool target_cadence;      /* that target is on the refresh grid at n >= 2 */
 	/* The early method plans each present's own target, from the one before: that target, kept
 	 * past the call (LOWLAT_LOG_UNKNOWN after a present without one). */
 	int64_t prev_target_ns;

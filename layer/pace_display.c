@@ -139,3 +139,10 @@ int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refr
 		predicted = refresh_ns;
 	return predicted + margin_ns;
 }
+
+int64_t lowlat_display_claim_ns(const int64_t plan_ns[2], int64_t claim_ns)
+{
+	int64_t step = plan_ns[1] - plan_ns[0];
+
+	return claim_ns && claim_ns >= plan_ns[0] - step / 2 ? plan_ns[1] : plan_ns[0];
+}

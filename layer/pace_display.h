@@ -163,4 +163,15 @@ int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refr
  * n >= 2. */
 int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
 
+/* A release on the display grid for a wait point away from the present (the app's present wait on
+ * another thread, present_wait.h; its latency sleep on the game thread): the frame it lets start is
+ * presented after every frame already started, so it gets the first target no present has taken.
+ * Each present plans two releases, a lead before its next target (plan_ns[0]) and before the one
+ * after (plan_ns[1]); claim_ns is the release the previous claim took, 0 before one. The claim
+ * takes plan_ns[0], or plan_ns[1] when the previous claim already took (about: within half the
+ * step between them, the lead moving between presents) plan_ns[0]'s frame, whose present has not
+ * come yet. One release per frame, and never more than one frame ahead of the latest present: an
+ * app that waits twice per frame gets at worst one frame late, not a release that runs away. */
+int64_t lowlat_display_claim_ns(const int64_t plan_ns[2], int64_t claim_ns);
+
 #endif

@@ -786,13 +786,18 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 
 	if (from_cpu && sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer) > earliest)
 		earliest = sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer);
+	/* after: the target after next, for a frame released before the next present comes (the
+	 * app's present wait, present_wait.h). */
+	int64_t after;
 	if (n && sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
 		/* The refresh grid: n refreshes after this present's target, kept in phase with the
 		 * refresh starts the display reports (the rounded duration would otherwise drift). */
 		next = lowlat_refresh_nearest(sc->display_target_ns + n * refresh, t->vblank_ns, refresh);
+		after = next + n * refresh;
 	} else if (n) {
 		/* Starting (or restarting) the refresh grid: the first refresh the next frame can make. */
 		next = lowlat_refresh_at_or_after(earliest + lead, t->vblank_ns, refresh);
+		after = next + n * refresh;
 	} else {
 		/* The time grid. The pacer paces ready times: it is given when the next frame would be
 		 * ready if released now, and its deadline is that frame's target. From the CPU pacer, its
@@ -800,8 +805,11 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 		if (from_cpu)
 			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
 		next = lowlat_pacer_next_predicted_deadline(&sc->pacer, now_ns + lead);
-		if (!t->vrr)
+		after = next + lowlat_pacer_interval_ns(&sc->pacer);
+		if (!t->vrr) {
 			next = lowlat_refresh_at_or_after(next, t->vblank_ns, refresh);
+			after = lowlat_refresh_at_or_after(after, t->vblank_ns, refresh);
+		}
 	}
 	if (t->backlog_refreshes) {
 		/* Frames queue behind V-Sync (present_timing.c): hold the app back that many refreshes
@@ -814,11 +822,13 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 		if (!n)
 			lowlat_pacer_delay(&sc->pacer, delay);
 		next += delay;
+		after += delay;
 		t->drain_seq = t->pushed_seq;
 		t->backlog_refreshes = 0;
 		t->drains++;
 	}
 	t->target_ns = next;
+	t->after_release_ns = after - lead;
 	t->lead_ns = lead;
 	t->target_cadence = n >= 2;
 	t->have_target = true;
@@ -1014,8 +1024,9 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		t = &sc->timing;
 		k = sc->config.max_latency_frames;
-		/* Its cap came with its release (present_wait_release). */
-		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT)
+		/* Its cap came with its release (present_wait_release). Or the app's present wait is
+		 * the wait point: it waits for the frame to be shown before lowlat's release. */
+		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT || sc->release_queued)
 			continue;
 		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
 		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
@@ -1067,6 +1078,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		if (sc) {
 			swapchain_refresh(sc);
 			lowlat_refresh_present(sc, t.entry_ns);
+			/* The app's present wait released this frame on the display grid: it started then,
+			 * not when the previous present returned (which waited for nothing). */
+			int64_t start;
+			if (lowlat_pw_frame_start(sc, &start))
+				sc->frame_start_ns = start;
 		}
 	}
 	info = lowlat_mode_present(dev, info, &mp);
@@ -1137,11 +1153,12 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			/* Its wait is in the app's latency sleep, on the game thread. */
 			if (lowlat_latency_owns_wait(dev, sc))
 				continue;
-			int64_t release;
+			int64_t release, after = 0;
 			bool cpu_grid = false;
 			if (timed && display_paced(sc)) {
 				sc->target_ns = sc->display_target_ns;
 				release = display_release(sc, t.wait_begin_ns);
+				after = sc->timing.after_release_ns;
 			} else if (lowlat_refresh_paced(sc)) {
 				release = lowlat_refresh_release(sc, t.wait_begin_ns);
 			} else {
@@ -1150,13 +1167,18 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			}
 			/* In FIFO modes the app may wait for its presents on another thread: then the
 			 * release is waited for there (present_wait.c), and this present returns at once.
-			 * Not on the display grid: its lead is learned from when each frame starts, which
-			 * is this present's return only when the release is waited for here (with an
-			 * engine's frame latency above 1, which release started a frame is not known). */
-			sc->release_queued = sc->pacer.mfps && !sc->timing.active && !sc->refresh.released &&
-			                     is_fifo(present_mode_of(info, i, sc)) &&
-			                     lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release,
-			                                     LOWLAT_LOG_UNKNOWN);
+			 * On the display grid the claim picks the target its frame will get (present_wait.h).
+			 * Not on the CPU clock of a swapchain with present timing that does not know its
+			 * refresh yet, nor on the DRM refresh clock: their leads are learned from when each
+			 * frame starts, which is this present's return only when the release is waited for
+			 * here. */
+			bool display_release_ok = after != 0;
+			sc->release_queued =
+			        sc->pacer.mfps &&
+			        (display_release_ok || (!sc->timing.active && !sc->refresh.released)) &&
+			        is_fifo(present_mode_of(info, i, sc)) &&
+			        lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release, after,
+			                        LOWLAT_LOG_UNKNOWN);
 			if (sc->release_queued) {
 				note_release(sc, release);
 			} else {

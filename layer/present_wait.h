@@ -14,6 +14,17 @@
  * writes them into the present log (the log belongs to the presenting thread). One mutex per
  * swapchain guards the two queues; it is never held while sleeping or calling down.
  *
+ * On the display grid (VK_EXT_present_timing) a claimed release is not the one its present queued:
+ * with an engine frame latency L above 1, the wait for frame N releases frame N + L, whose present
+ * comes after those of N + 1 .. N + L - 1, so it is meant for the first target no present has
+ * taken yet. Each present plans two releases, a lead before the next present's target and before
+ * the one after it; a claim takes the first, or the second when the claim before it already took
+ * (about) the first: one release per frame, each just in time for the target its frame will get.
+ * That keeps the engine's queue of L frames from standing in the display's queue: at L = 3, frames
+ * were shown 2.2-2.5 frames after they started with the wait in the present, and a lead after it
+ * here. A present's frame started when the latest claim before it ended its wait: that is the start
+ * of its ready-time sample (present_timing.c), not the return of the present before it.
+ *
  * An app that stops waiting (DXVK in MAILBOX or IMMEDIATE; a game that turns its frame latency
  * off) leaves releases unclaimed: after LOWLAT_PW_UNCLAIMED of them the wait point goes back to
  * the present, said once, and that present waits as before.
@@ -55,6 +66,12 @@ struct lowlat_present_wait {
 	struct lowlat_pw_done done[LOWLAT_PW_UNCLAIMED];
 	uint32_t done_count;
 	uint64_t paced; /* waits that waited for a release (summary) */
+	/* The display grid (above), set by the latest present: whether it queued a display release,
+	 * and the two releases it planned (for the next present's frame and the one after). */
+	bool display;
+	int64_t plan_ns[2];
+	int64_t claim_ns; /* the release the latest claim took on the display grid, 0 before one */
+	int64_t start_ns; /* when that claim's wait ended, until a present takes it; 0 then */
 };
 
 struct lowlat_device;
@@ -65,8 +82,16 @@ void lowlat_pw_fini(struct lowlat_present_wait *pw);
 
 /* Present thread, for a swapchain presented in a FIFO mode with release_ns computed: true when the
  * release was queued for the app's present wait (the present then does not wait); false when the
- * present is to wait itself (the wait point is the present, or just went back to it). */
-bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t release_ns, int64_t log_frame);
+ * present is to wait itself (the wait point is the present, or just went back to it).
+ * after_ns: on the display grid, the release a lead before the target after the next one; 0 on
+ * the CPU grid. */
+bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t release_ns, int64_t after_ns,
+                     int64_t log_frame);
+
+/* Present thread, on entry: true when the swapchain's releases are claimed by the app's present
+ * wait on the display grid; *start_ns is then when the frame now presented started (the latest
+ * claim's release), LOWLAT_LOG_UNKNOWN when no claim released it. */
+bool lowlat_pw_frame_start(struct lowlat_swapchain *sc, int64_t *start_ns);
 
 /* Present thread, once the present is logged: the log row of the release it just queued. */
 void lowlat_pw_set_log_frame(struct lowlat_swapchain *sc, int64_t log_frame);

@@ -1,4 +1,5 @@
-/* test_pace_display — the refresh-grid rule, refresh arithmetic and the ready-time prediction. */
+/* test_pace_display — the refresh-grid rule, refresh arithmetic, the ready-time prediction and the
+ * claim rule of wait points away from the present. */
 #include "check.h"
 #include "pace_display.h"
 
@@ -184,6 +185,53 @@ static void prediction(void)
 	CHECK_EQ_I64(ring_sum, sorted_sum);
 }
 
+/* The claim rule against a model of DXVK's threads at frame latency L: frames 1..L start at once;
+ * the frame thread waits for frame j to be shown, claims a release and, once it passed, lets frame
+ * j + L start; each frame is presented r after its start and gets the next target. Every frame a
+ * claim released must start exactly a lead before its own target, whatever L. */
+static void claims_follow_frames(void)
+{
+	enum { FRAMES = 40 };
+	const int64_t step = 8333333, lead = 3 * MS, r = 2 * MS, t0 = 20 * MS;
+
+	for (int latency = 1; latency <= 4; latency++) {
+		int64_t start[FRAMES + 1], present[FRAMES + 1], claim = 0, frame_thread = 0;
+		/* Present k (from 1) targets t0 + k * step: on time, each gets the next one. */
+#define TARGET(k) (t0 + (int64_t)(k)*step)
+		for (int k = 1; k <= latency; k++) {
+			start[k] = 0;
+			present[k] = start[k] + r;
+		}
+		for (int j = 1; j + latency <= FRAMES; j++) {
+			int f = j + latency;
+			/* The claim comes once frame j is shown and the frame thread is back from its last
+			 * wait; the latest present before it planned the two releases. */
+			int64_t at = TARGET(j) > frame_thread ? TARGET(j) : frame_thread;
+			int k = f - 1;
+			while (present[k] > at)
+				k--;
+			int64_t plan[2] = {TARGET(k + 1) - lead, TARGET(k + 2) - lead};
+			claim = lowlat_display_claim_ns(plan, claim);
+			frame_thread = claim > at ? claim : at;
+			start[f] = frame_thread > present[f - 1] ? frame_thread : present[f - 1];
+			present[f] = start[f] + r;
+			if (f > 2 * latency + 1)
+				CHECK_EQ_I64(start[f], TARGET(f) - lead);
+		}
+#undef TARGET
+	}
+	/* The first claim, and one after the next present came: the next target's release. */
+	int64_t plan[2] = {100 * MS, 108 * MS};
+	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 0), 100 * MS);
+	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 92 * MS), 100 * MS);
+	/* Its frame not presented yet: the one after. A lead that grew by less than half a step
+	 * between presents still counts as that frame. */
+	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 100 * MS), 108 * MS);
+	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 97 * MS), 108 * MS);
+	/* An app that waits twice a frame: never further than the one after. */
+	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 108 * MS), 108 * MS);
+}
+
 int main(void)
 {
 	RUN(grid_rule);
@@ -191,5 +239,6 @@ int main(void)
 	RUN(margins);
 	RUN(cadence_margin);
 	RUN(prediction);
+	RUN(claims_follow_frames);
 	return check_result();
 }

@@ -25,6 +25,8 @@ Asserts, for one run (a run slowed by stalls is repeated, see below):
   later of lowlat's release and frame N - L's first pixel, or its GPU work done where the app did
   not wait for the present: lowlat may release a frame before it is shown, see late_start),
   --photon-max-frames and --late-max-ms the others;
+- with --display-targets: lowlat's summaries count its own display targets on at least 90% of the
+  presents (its wait point, wherever it is, paces on the display grid);
 - with --targets (vkd3d_like --target-fps): every present that carried the app's own target reached
   the display with exactly that target (lowlat left it alone), and latched on the refresh the spec
   gives for it (absolute, nearest refresh cycle), unless its GPU work was not ready by then or the
@@ -213,9 +215,10 @@ def late_start(frames, lowlat_rows, truth, latency, across_recreates, errors, in
       release takes to reach the game thread);
     - gate: from the later of that release and of the moment frame N - L could be signalled
       otherwise (its first pixel where the app waited for the present, its GPU work done where it
-      did not) to the start of frame N. The frame thread's wait only begins once lowlat's wait in
-      vkQueuePresentKHR has returned, so frame N starts at that release unless lowlat released the
-      frame before it was shown (a predicted lead over a frame, after stalls);
+      did not) to the start of frame N. lowlat's wait is in vkQueuePresentKHR, or at the return of
+      the frame thread's present wait (the "present-wait" wait point), so frame N starts at that
+      release unless lowlat released the frame before it was shown (a predicted lead over a frame,
+      after stalls);
     - photon: from the start of a frame to its first pixel on the display (truth log, by id);
     - late: from the start of a frame to the end of lowlat's wait for that frame's present (the
       measure tests/e2e/dxvk_lib.sh prints for real DXVK)."""
@@ -357,6 +360,13 @@ def run_once(args, attempt):
     if args.resize and not re.search(r"^lowlat: swapchain 128x80 ", out, re.M):
         errors.append("no swapchain at the new size (128x80) reached lowlat")
 
+    if args.display_targets:
+        # lowlat's own display targets on (nearly) every present: its wait point, away from the
+        # present, is on the display grid (the first presents come before the refresh is known).
+        targeted = [int(m.group(1)) for m in re.finditer(r"^lowlat: swapchain .*; (\d+) presents with display targets",
+                                                          out, re.M)]
+        if len(targeted) != len(sums) or sum(targeted) < 0.9 * presented:
+            errors.append(f"lowlat's summaries count {sum(targeted)} presents with display targets of {presented}")
     if args.wait_point:
         said = len(re.findall(rf'^lowlat: swapchain \S+: wait point "{re.escape(args.wait_point)}"', out, re.M))
         if said != recreates + 1:
@@ -451,6 +461,8 @@ def main():
     ap.add_argument("--late-max-ms", type=float,
                     help="at most this from a frame's start to the end of lowlat's wait for its present")
     ap.add_argument("--targets", action="store_true", help="check the app's own present-timing targets")
+    ap.add_argument("--display-targets", action="store_true",
+                    help="lowlat attached display targets to at least 90%% of the presents")
     ap.add_argument("--resize", action="store_true", help="the app resizes mid-run (--resize-at)")
     ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
     ap.add_argument("--attempts", type=int, default=3)
