@@ -35,6 +35,7 @@
 #include "log.h"
 #include "message.h"
 #include "objects.h"
+#include "pace_display.h"
 
 #define EXT_NAME VK_NV_LOW_LATENCY_2_EXTENSION_NAME
 /* The revision lowlat implements: what it accepts and strips is revision 2's (revision 3 only
@@ -561,6 +562,38 @@ bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain
 	return have;
 }
 
+void lowlat_latency_plan(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t release_ns,
+                         int64_t after_ns)
+{
+	if (!points(dev))
+		return;
+	pthread_mutex_lock(&dev->latency.lock);
+	struct lowlat_swapchain_latency *sl = &sc->latency;
+	sl->display = after_ns != 0;
+	sl->plan_ns[0] = release_ns;
+	sl->plan_ns[1] = after_ns;
+	if (!sl->display)
+		sl->claim_ns = 0;
+	pthread_mutex_unlock(&dev->latency.lock);
+}
+
+bool lowlat_latency_frame_start(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t *start_ns)
+{
+	bool display;
+
+	*start_ns = LOWLAT_LOG_UNKNOWN;
+	if (!points(dev))
+		return false;
+	pthread_mutex_lock(&dev->latency.lock);
+	struct lowlat_swapchain_latency *sl = &sc->latency;
+	display = sl->display && sl->point != LOWLAT_POINT_PRESENT;
+	if (display && !sl->start_taken && sl->have_wait)
+		*start_ns = sl->wait_end_ns;
+	sl->start_taken = true;
+	pthread_mutex_unlock(&dev->latency.lock);
+	return display;
+}
+
 void lowlat_latency_pacer_lock(struct lowlat_device *dev)
 {
 	if (points(dev))
@@ -648,14 +681,20 @@ int64_t lowlat_latency_point_sleep_locked(struct lowlat_device *dev, struct lowl
 
 	lowlat_latency_grids(sc->pacer.mfps, sl->app_pacer.mfps, stack, &own, &app);
 	app = app && app_here;
-	/* Each grid advances only when it has a say (a pacer's deadline is its next frame). */
-	int64_t own_ns = own ? lowlat_pacer_next_deadline(&sc->pacer, now) : now;
+	/* Each grid advances only when it has a say (a pacer's deadline is its next frame). On the
+	 * display grid lowlat's release is the one the presents planned for the frame this sleep
+	 * starts, and the pacer is the present's (display_release's time grid) alone. */
+	bool display = own && sl->display;
+	int64_t own_ns = display ? (sl->claim_ns = lowlat_display_claim_ns(sl->plan_ns, sl->claim_ns))
+	                 : own   ? lowlat_pacer_next_deadline(&sc->pacer, now)
+	                         : now;
 	int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;
 	int64_t release = lowlat_latency_release_ns(own, own_ns, app, app_ns, true, now, paced);
 	/* Where a recreated swapchain, or this one's present when it stops sleeping, continues
 	 * (present.c). */
 	sc->last_release_ns = release;
-	sc->last_release_display = false;
+	sc->last_release_display = display;
+	sl->start_taken = false;
 	atomic_store_explicit(&dev->last_release_ns, release, memory_order_relaxed);
 	say->announce = !sl->announced || sl->point != point;
 	sl->announced = true;

@@ -93,6 +93,12 @@ struct lowlat_swapchain_latency {
 	/* The latest sleep's wait, for the log record of the present that follows it. */
 	bool have_wait;
 	int64_t wait_begin_ns, wait_end_ns, target_ns;
+	/* On the display grid (VK_EXT_present_timing; present.c plans, lowlat_latency_plan): the two
+	 * releases the latest present planned and the one the latest sleep took
+	 * (lowlat_display_claim_ns), the frame a sleep lets start being presented after those already
+	 * started; start_taken: a present took that sleep's end as its frame's start. */
+	bool display, start_taken;
+	int64_t plan_ns[2], claim_ns;
 	uint64_t sleeps, paced_sleeps;
 	struct lowlat_latency_report reports[LOWLAT_LATENCY_REPORTS];
 	uint32_t report_next, report_count;
@@ -162,6 +168,15 @@ void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swap
 bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc);
 bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t *begin_ns,
                               int64_t *end_ns, int64_t *target_ns);
+/* At present, for a swapchain whose wait point is the sleep: its sleeps' releases on the display
+ * grid, a lead before the next present's target and before the one after (0, 0: on lowlat's CPU
+ * grid, the pacer's). */
+void lowlat_latency_plan(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t release_ns,
+                         int64_t after_ns);
+/* At present, on entry: true when the swapchain's sleeps take display releases; *start_ns is then
+ * the end of the latest sleep, once (the start of the frame now presented), LOWLAT_LOG_UNKNOWN when
+ * no sleep is left to take. */
+bool lowlat_latency_frame_start(struct lowlat_device *dev, struct lowlat_swapchain *sc, int64_t *start_ns);
 /* Lock around the pacer of a swapchain whose device has the extension on (present.c's deadline):
  * the game thread's sleep and the submit thread's present may then both use it. */
 void lowlat_latency_pacer_lock(struct lowlat_device *dev);
@@ -254,6 +269,22 @@ static inline bool lowlat_latency_take_wait(struct lowlat_device *dev, struct lo
 	(void)begin_ns;
 	(void)end_ns;
 	(void)target_ns;
+	return false;
+}
+static inline void lowlat_latency_plan(struct lowlat_device *dev, struct lowlat_swapchain *sc,
+                                       int64_t release_ns, int64_t after_ns)
+{
+	(void)dev;
+	(void)sc;
+	(void)release_ns;
+	(void)after_ns;
+}
+static inline bool lowlat_latency_frame_start(struct lowlat_device *dev, struct lowlat_swapchain *sc,
+                                              int64_t *start_ns)
+{
+	(void)dev;
+	(void)sc;
+	(void)start_ns;
 	return false;
 }
 static inline void lowlat_latency_pacer_lock(struct lowlat_device *dev)

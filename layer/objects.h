@@ -264,6 +264,9 @@ struct lowlat_swapchain {
 	 * release was queued there. */
 	struct lowlat_present_wait present_wait;
 	bool release_queued;
+	/* This present's latency-frames cap is its wait point's (the app's latency sleep on the display
+	 * grid), not waited for in the present. */
+	bool cap_elsewhere;
 	/* VK_NV_low_latency2: the app's sleep mode and the latency-sleep wait point (latency_sleep.c). */
 	struct lowlat_swapchain_latency latency;
 	/* The app set its own present-timing targets: said once that lowlat adds no cap over them. */

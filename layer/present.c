@@ -572,7 +572,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			        .current = false;
 		tm->pushed = tm->current_taken = false;
 		tm->early_count = 0;
-		sc->release_queued = sc->pw_paced = false;
+		sc->release_queued = sc->pw_paced = sc->cap_elsewhere = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
 		sc->acquire_blocked_ns = 0;
@@ -1026,7 +1026,7 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 		k = sc->config.max_latency_frames;
 		/* Its cap came with its release (present_wait_release). Or the app's present wait is
 		 * the wait point: it waits for the frame to be shown before lowlat's release. */
-		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT || sc->release_queued)
+		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT || sc->release_queued || sc->cap_elsewhere)
 			continue;
 		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
 		if (!k || !sc->pacer.mfps || !t->active || !t->pushed || !t->refresh_known || sc->latency_off)
@@ -1081,7 +1081,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			/* The app's present wait released this frame on the display grid: it started then,
 			 * not when the previous present returned (which waited for nothing). */
 			int64_t start;
-			if (lowlat_pw_frame_start(sc, &start))
+			if (lowlat_pw_frame_start(sc, &start) || lowlat_latency_frame_start(dev, sc, &start))
 				sc->frame_start_ns = start;
 		}
 	}
@@ -1108,8 +1108,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		t.wait_begin_ns = t.entry_ns;
 		for (uint32_t i = 0; i < info->swapchainCount; i++) {
 			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-			if (!sc || app_targets || lowlat_latency_owns_wait(dev, sc))
+			if (!sc || app_targets)
 				continue;
+			/* The early method's hand-off is in the present: the sleeps go on the CPU grid. */
+			if (lowlat_latency_owns_wait(dev, sc)) {
+				lowlat_latency_plan(dev, sc, 0, 0);
+				continue;
+			}
 			/* On the display: the frame is handed down a lead before its own target, planned
 			 * from the previous present's (the display's feedback read first, as the late
 			 * path's present does before it plans). */
@@ -1150,9 +1155,16 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * about to recreate the swapchain or quit, and a wait would only delay that. */
 			if (!sc || present_failed(r) || app_targets)
 				continue;
-			/* Its wait is in the app's latency sleep, on the game thread. */
-			if (lowlat_latency_owns_wait(dev, sc))
+			/* Its wait is in the app's latency sleep, on the game thread: on the display grid
+			 * the sleeps to come are planned here, and the frame's latency cap is the sleep's
+			 * timing (each frame released a lead before its own target). */
+			if (lowlat_latency_owns_wait(dev, sc)) {
+				bool planned = timed && display_paced(sc);
+				int64_t plan = planned ? display_release(sc, t.wait_begin_ns) : 0;
+				lowlat_latency_plan(dev, sc, plan, planned ? sc->timing.after_release_ns : 0);
+				sc->cap_elsewhere = planned;
 				continue;
+			}
 			int64_t release, after = 0;
 			bool cpu_grid = false;
 			if (timed && display_paced(sc)) {
