@@ -11,7 +11,6 @@ frame_cost (2 ms frames) runs through lowlat > validation > the virtual display,
 - at cap = refresh (n = 1) the margin stays fixed: no cadence line, stalls or not.
 Both runs pace on the "timing" level, and the validation layer stays silent.
 """
-import argparse
 import os
 import re
 import shutil
@@ -46,14 +45,10 @@ def run(args, fps, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
+    ap = e2e_lowlat.arg_parser(hz="240")
     ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
-    ap.add_argument("--hz", default="240")
     args = ap.parse_args()
-    if not os.environ.get("DISPLAY"):
-        print("skipped: needs an X display (run under tools/testroot)")
+    if e2e_lowlat.cannot_run(vkcube=False):
         return SKIP
 
     hz = float(args.hz)

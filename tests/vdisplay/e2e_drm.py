@@ -28,19 +28,17 @@ On this shared machine a stalled frame misses its vblank; a run that misses the 
 frames not ready in time is run again, up to --attempts; if every run was slowed that way the test
 is skipped (77), not passed. Anything unexplained fails at once.
 """
-import argparse
 import csv
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vdlog  # noqa: E402
-from e2e_lowlat import SKIP, Fail, Skip, check_run, lowlat_env, run_attempts  # noqa: E402
+from e2e_lowlat import SKIP, Fail, Skip, arg_parser, cannot_run, check_run, lowlat_env, run_attempts  # noqa: E402
 
 WITHHOLD = "VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2"
 # How late a release may wake before a miss is lowlat's: sleeps on this shared VM overshoot up to
@@ -199,10 +197,7 @@ def run_once(args, attempt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
-    ap.add_argument("--hz", default="120")
+    ap = arg_parser(hz="120")
     ap.add_argument("--fps", default="60")
     ap.add_argument("--frames", type=int, default=600)
     # Looser than the "timing" level's 0.5%: this level sees no ready times, so the GPU work after
@@ -214,8 +209,7 @@ def main():
                     help="frames not judged: the lead is at least a refresh until 32 were measured")
     args = ap.parse_args()
 
-    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
-        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+    if cannot_run():
         return SKIP
     return run_attempts(run_once, args)
 

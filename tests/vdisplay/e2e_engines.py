@@ -44,7 +44,6 @@ Exit 77 (skipped) when the app reports a missing extension (e.g. "VK_NV_low_late
 offered"), or when 3 runs were each slowed below the cap by stalls of this shared machine (each
 other check held).
 """
-import argparse
 import csv
 import glob
 import os
@@ -439,13 +438,10 @@ def run_once(args, attempt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = e2e_lowlat.arg_parser(hz="120")
     ap.add_argument("--app", required=True)
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
     ap.add_argument("--faults-manifest-dir")
     ap.add_argument("--faults", help="LOWLAT_FAULTS for the faults layer, put between validation and lowlat")
-    ap.add_argument("--hz", default="120")
     ap.add_argument("--fps", default="60")
     ap.add_argument("--wait-point", help="the wait point lowlat must say every swapchain of the app gets "
                                          "(e.g. present-wait)")

@@ -21,7 +21,6 @@ and lowlat's summary counts at least as many releases "past a late frame" as the
 releases. Fewer than 5 judged frames (the machine made the late frames present after their
 targets) spoil the run: run again, up to 3 times, then skip.
 """
-import argparse
 import os
 import re
 import subprocess
@@ -105,15 +104,11 @@ def judge(args, attempt, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
+    ap = e2e_lowlat.arg_parser(hz="120")
     ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
-    ap.add_argument("--hz", default="120")
     ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take")
     args = ap.parse_args()
-    if not os.environ.get("DISPLAY"):
-        print("skipped: needs an X display (run under tools/testroot)")
+    if e2e_lowlat.cannot_run(vkcube=False):
         return SKIP
     return e2e_lowlat.run_attempts(run_once, args)
 

@@ -29,10 +29,8 @@ so a frame is released before the one before it is on screen unless lowlat holds
   the cap is off; vkcube presents every frame and exits.
 Validation stays silent and the chain is checked in each (e2e_lowlat.check_run).
 """
-import argparse
 import os
 import re
-import shutil
 import sys
 import tempfile
 
@@ -156,18 +154,14 @@ def check_wait_level(args, tmp, lines, rows, fps):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
+    ap = e2e_lowlat.arg_parser(hz="540")
     ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
                                                         "wait-stall"])
-    ap.add_argument("--hz", default="540")
     ap.add_argument("--frames", type=int, default=400)
     ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take (wait-60)")
     args = ap.parse_args()
 
-    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
-        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+    if e2e_lowlat.cannot_run():
         return SKIP
     return e2e_lowlat.run_attempts(run_once, args)
 

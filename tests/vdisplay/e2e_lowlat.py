@@ -322,11 +322,25 @@ def run_attempts(run_once, args, fail=None):
     return SKIP
 
 
-def main():
+def arg_parser(hz="120"):
+    """The arguments of every script that runs lowlat on the virtual display; each adds its own."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
     ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
-    ap.add_argument("--hz", default="120")
+    ap.add_argument("--hz", default=hz)
+    return ap
+
+
+def cannot_run(vkcube=True):
+    """True, said on stdout, where the test cannot run: no X display, or no vkcube where it runs it."""
+    if os.environ.get("DISPLAY") and (not vkcube or shutil.which("vkcube")):
+        return False
+    print(f"skipped: needs {'vkcube and ' if vkcube else ''}an X display (run under tools/testroot)")
+    return True
+
+
+def main():
+    ap = arg_parser(hz="120")
     ap.add_argument("--fps", default="60")
     ap.add_argument("--frames", type=int, default=600)
     ap.add_argument("--method", default="late", choices=["late", "early"])
@@ -343,8 +357,7 @@ def main():
                     help="most frames in a row shown later than their target though ready by it")
     args = ap.parse_args()
 
-    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
-        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+    if cannot_run():
         return SKIP
     return run_attempts(run_once, args)
 

@@ -18,7 +18,6 @@ through lowlat > validation > the display, one scenario per run.
   is MAILBOX, and lowlat says the mode was forced.
 Validation between lowlat and the display stays silent in each (e2e_lowlat.check_run).
 """
-import argparse
 import csv
 import glob
 import json
@@ -171,15 +170,11 @@ def mailbox(args, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
+    ap = e2e_lowlat.arg_parser(hz="120")
     ap.add_argument("--scenario", required=True, choices=["uncapped", "live", "mailbox", "no-maintenance1"])
-    ap.add_argument("--hz", default="120")
     args = ap.parse_args()
 
-    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
-        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+    if e2e_lowlat.cannot_run():
         return SKIP
     tmp = tempfile.mkdtemp(prefix="lowlat-modes-")
     print("logs in", tmp)

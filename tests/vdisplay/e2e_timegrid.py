@@ -24,10 +24,8 @@ after its deadline (the release time and lead in the log; a busy machine lengthe
 steps restarted or late, or whose long-run rate is off after lowlat re-anchored its grid (frames
 slower than the cap), is run again, up to 5 runs, then skipped (exit 77), not passed.
 """
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -187,18 +185,14 @@ def run_once(args, attempt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--manifest-dir", required=True, help="the virtual display's manifest directory")
-    ap.add_argument("--lowlat-manifest-dir", required=True, help="lowlat's build-tree implicit manifest")
-    ap.add_argument("--hz", default="120")
+    ap = e2e_lowlat.arg_parser(hz="120")
     ap.add_argument("--fps", default="117")
     ap.add_argument("--vrr-min-hz", default="")
     ap.add_argument("--frames", type=int, default=600)
     ap.add_argument("--attempts", type=int, default=5)
     args = ap.parse_args()
 
-    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
-        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+    if e2e_lowlat.cannot_run():
         return SKIP
     return e2e_lowlat.run_attempts(run_once, args)
 
