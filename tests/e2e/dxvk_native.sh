@@ -3,7 +3,7 @@
 # window under Xvfb, on lavapipe, through lowlat with validation below it.
 #
 #   dxvk_native.sh PROGRAM [FPS [latency-sleep | latency-sleep-nv VDISPLAY_MANIFEST_DIR LOWLAT_CLI |
-#                                own-limiter]]
+#                                present-wait VDISPLAY_MANIFEST_DIR | own-limiter]]
 #
 # Without a mode (DXVK at its default frame latency) lowlat must say so once, with the fix.
 #
@@ -16,6 +16,13 @@
 # VK_NV_low_latency2), so DXVK sleeps through vkLatencySleepNV, which lowlat provides; lowlat must
 # say the swapchain's wait point is "latency-sleep", have paced nearly every sleep, and the program's
 # own frame start must follow lowlat's release (the end of the sleep) within 2 ms.
+#
+# present-wait: DXVK at its default frame latency (3) on the virtual display at 120 Hz, which offers
+# present wait and VK_EXT_present_timing: DXVK's frame thread waits for its presents, and lowlat
+# must say that wait is its wait point ("present-wait"), put display targets on nearly every
+# present, and the program's frames must reach their first pixel on the display (its truth log) at
+# most a quarter frame later than the lead lowlat planned for them: lowlat releases each a lead
+# before its own target, not behind the engine's other frames.
 #
 # With FPS, run with LOWLAT_FPS=FPS and the present log on, check the cap and print how late the
 # game thread starts a frame behind lowlat's wait; with latency-sleep also set DXVK_CONFIG as the
@@ -64,6 +71,11 @@ if [ "$mode" = latency-sleep-nv ]; then
 	export DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
 fi
 
+if [ "$mode" = present-wait ]; then
+	export VK_ADD_LAYER_PATH="$4" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=120
+	export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+fi
+
 # SDL on X11 (Xvfb), whatever else the machine might offer.
 export DXVK_WSI_DRIVER=SDL2 SDL_VIDEODRIVER=x11
 dxvk_test "$name" "$(basename "$program")" "${wrapper[@]}" "$program"
@@ -82,6 +94,46 @@ if [ "$mode" = own-limiter ]; then
 	echo "$name: the game thread ran at $game fps under dxgi.maxFrameRate = 45 (LOWLAT_FPS=$cap)"
 	awk -v g="$game" 'BEGIN { exit !(g > 45 * 0.95 && g < 45 * 1.05) }' ||
 		fail "$name: the game thread ran at $game fps, not DXVK's 45"
+fi
+if [ "$mode" = present-wait ]; then
+	grep -q 'lowlat: swapchain [0-9x]*: wait point "present-wait"' "$out" ||
+		fail "$name: no swapchain got the wait point \"present-wait\""
+	targeted=$(grep -o '; [0-9]* presents with display targets' "$out" | awk '{ n += $2 } END { print n + 0 }')
+	echo "$name: $targeted of $dxvk_frames presents carried lowlat's display targets"
+	[ "$targeted" -ge $((dxvk_frames * 9 / 10)) ] || fail "$name: only $targeted presents with display targets"
+	# The program's i-th frame is the display's i-th request and lowlat's i-th logged present
+	# (DXVK presents each frame once, in order). How long a frame takes from its start to its first
+	# pixel is mostly the lead lowlat planned for it (its log's predicted_ready_ns: the predicted
+	# ready time and margin, which on this shared machine run to several ms); what is left is time
+	# it stood in a queue lowlat did not plan, behind the engine's other frames.
+	python3 - "$e2e_tmp/$name.starts" "$e2e_tmp/$name.truth" "$e2e_tmp/$name.logs" "$cap" "$name" \
+		"$(dirname "$0")/../vdisplay" <<'PY' ||
+import csv, glob, statistics, sys
+sys.path.insert(0, sys.argv[6])
+import vdlog
+starts = [int(line) for line in open(sys.argv[1])]
+# One row per request ("repeat" rows are refreshes that showed no new image).
+shown = sorted((r for r in vdlog.read(sys.argv[2]) if r["event"] in ("shown", "replaced", "skipped", "unshown")),
+               key=lambda r: r["queued_ns"])
+logged = []
+for log in glob.glob(sys.argv[3] + "/*.csv"):
+    logged += list(csv.DictReader(line for line in open(log) if not line.startswith("#")))
+logged.sort(key=lambda r: int(r["present_ns"]))
+if not len(shown) == len(logged) == len(starts):
+    sys.exit(f"{len(shown)} requests on the display and {len(logged)} presents logged for {len(starts)} frames")
+frame_ms = 1000 / float(sys.argv[4])
+photon, unplanned = [], []
+for s, r, row in list(zip(starts, shown, logged))[10:]:
+    if r["event"] == "shown" and row["predicted_ready_ns"]:
+        photon.append((r["time_ns"] - s) / 1e6)
+        unplanned.append(photon[-1] - int(row["predicted_ready_ns"]) / 1e6)
+med, extra = statistics.median(photon), statistics.median(unplanned)
+print(f"{sys.argv[5]}: a frame starts {med:.2f} ms ({med / frame_ms:.2f} frames, median of {len(photon)}) before its "
+      f"first pixel, {extra:.2f} ms ({extra / frame_ms:.2f} frames) more than lowlat's lead for it")
+if extra > 0.25 * frame_ms:
+    sys.exit("more than a quarter frame: frames wait behind the engine's frame latency")
+PY
+		fail "$name: frames start too early for their first pixel"
 fi
 if [ "$mode" = latency-sleep-nv ]; then
 	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
