@@ -1024,8 +1024,10 @@ static void latency_cap(struct lowlat_device *dev, const VkPresentInfoKHR *info,
 			continue;
 		t = &sc->timing;
 		k = sc->config.max_latency_frames;
-		/* Its cap came with its release (present_wait_release). Or the app's present wait is
-		 * the wait point: it waits for the frame to be shown before lowlat's release. */
+		/* Its cap came with its release (present_wait_release). Or the wait point is away from
+		 * the present, at the app's present wait or latency sleep on the display grid: the
+		 * release there is timed after the earlier frames' targets, and a wait here would hold
+		 * the app's submit thread. */
 		if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT || sc->release_queued || sc->cap_elsewhere)
 			continue;
 		/* Only a present whose report is to come (it asked for stage times) can be waited for. */
