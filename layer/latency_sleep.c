@@ -35,7 +35,6 @@
 #include "log.h"
 #include "message.h"
 #include "objects.h"
-#include "pace_display.h"
 
 #define EXT_NAME VK_NV_LOW_LATENCY_2_EXTENSION_NAME
 /* The revision lowlat implements: what it accepts and strips is revision 2's (revision 3 only
@@ -568,12 +567,7 @@ void lowlat_latency_plan(struct lowlat_device *dev, struct lowlat_swapchain *sc,
 	if (!points(dev))
 		return;
 	pthread_mutex_lock(&dev->latency.lock);
-	struct lowlat_swapchain_latency *sl = &sc->latency;
-	sl->display = after_ns != 0;
-	sl->plan_ns[0] = release_ns;
-	sl->plan_ns[1] = after_ns;
-	if (!sl->display)
-		sl->claim_ns = 0;
+	lowlat_display_claims_plan(&sc->latency.claims, release_ns, after_ns);
 	pthread_mutex_unlock(&dev->latency.lock);
 }
 
@@ -586,7 +580,7 @@ bool lowlat_latency_frame_start(struct lowlat_device *dev, struct lowlat_swapcha
 		return false;
 	pthread_mutex_lock(&dev->latency.lock);
 	struct lowlat_swapchain_latency *sl = &sc->latency;
-	display = sl->display && sl->point != LOWLAT_POINT_PRESENT;
+	display = sl->claims.on && sl->point != LOWLAT_POINT_PRESENT;
 	if (display && !sl->start_taken && sl->have_wait)
 		*start_ns = sl->wait_end_ns;
 	sl->start_taken = true;
@@ -684,8 +678,8 @@ int64_t lowlat_latency_point_sleep_locked(struct lowlat_device *dev, struct lowl
 	/* Each grid advances only when it has a say (a pacer's deadline is its next frame). On the
 	 * display grid lowlat's release is the one the presents planned for the frame this sleep
 	 * starts, and the pacer is the present's (display_release's time grid) alone. */
-	bool display = own && sl->display;
-	int64_t own_ns = display ? (sl->claim_ns = lowlat_display_claim_ns(sl->plan_ns, sl->claim_ns))
+	bool display = own && sl->claims.on;
+	int64_t own_ns = display ? lowlat_display_claims_take(&sl->claims)
 	                 : own   ? lowlat_pacer_next_deadline(&sc->pacer, now)
 	                         : now;
 	int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;

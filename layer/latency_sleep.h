@@ -42,6 +42,7 @@
 
 #include "latency_book.h"
 #include "pace.h"
+#include "pace_display.h"
 
 enum lowlat_latency_mode {
 	LOWLAT_LATENCY_OFF,
@@ -93,12 +94,12 @@ struct lowlat_swapchain_latency {
 	/* The latest sleep's wait, for the log record of the present that follows it. */
 	bool have_wait;
 	int64_t wait_begin_ns, wait_end_ns, target_ns;
-	/* On the display grid (VK_EXT_present_timing; present.c plans, lowlat_latency_plan): the two
-	 * releases the latest present planned and the one the latest sleep took
-	 * (lowlat_display_claim_ns), the frame a sleep lets start being presented after those already
-	 * started; start_taken: a present took that sleep's end as its frame's start. */
-	bool display, start_taken;
-	int64_t plan_ns[2], claim_ns;
+	/* On the display grid (VK_EXT_present_timing; present.c plans, lowlat_latency_plan): the
+	 * releases the presents planned, one taken per sleep (pace_display.h), the frame a sleep lets
+	 * start being presented after those already started; start_taken: a present took that
+	 * sleep's end as its frame's start. */
+	struct lowlat_display_claims claims;
+	bool start_taken;
 	uint64_t sleeps, paced_sleeps;
 	struct lowlat_latency_report reports[LOWLAT_LATENCY_REPORTS];
 	uint32_t report_next, report_count;

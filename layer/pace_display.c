@@ -146,3 +146,17 @@ int64_t lowlat_display_claim_ns(const int64_t plan_ns[2], int64_t claim_ns)
 
 	return claim_ns && claim_ns >= plan_ns[0] - step / 2 ? plan_ns[1] : plan_ns[0];
 }
+
+void lowlat_display_claims_plan(struct lowlat_display_claims *c, int64_t release_ns, int64_t after_ns)
+{
+	c->on = after_ns != 0;
+	c->plan_ns[0] = release_ns;
+	c->plan_ns[1] = after_ns;
+	if (!c->on)
+		c->claim_ns = 0;
+}
+
+int64_t lowlat_display_claims_take(struct lowlat_display_claims *c)
+{
+	return c->claim_ns = lowlat_display_claim_ns(c->plan_ns, c->claim_ns);
+}

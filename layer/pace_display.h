@@ -174,4 +174,19 @@ int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
  * app that waits twice per frame gets at worst one frame late, not a release that runs away. */
 int64_t lowlat_display_claim_ns(const int64_t plan_ns[2], int64_t claim_ns);
 
+/* What such a wait point keeps of it, under its own lock: whether the latest present planned
+ * display releases, the two it planned, and the one the latest claim took (0 before one). */
+struct lowlat_display_claims {
+	bool on;
+	int64_t plan_ns[2];
+	int64_t claim_ns;
+};
+
+/* A present's plan: its two releases, or after_ns = 0 when it planned none (the wait point's
+ * releases are then the CPU grid's, and the next plan starts the claims afresh). */
+void lowlat_display_claims_plan(struct lowlat_display_claims *c, int64_t release_ns, int64_t after_ns);
+
+/* A claim, while c->on: the release for the frame it lets start. */
+int64_t lowlat_display_claims_take(struct lowlat_display_claims *c);
+
 #endif

@@ -9,7 +9,6 @@
 #include "log.h"
 #include "message.h"
 #include "objects.h"
-#include "pace_display.h"
 #include "present_ids.h"
 
 void lowlat_pw_init(struct lowlat_present_wait *pw)
@@ -50,16 +49,14 @@ bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t r
 	pthread_mutex_lock(&pw->lock);
 	/* This swapchain is paced late in a FIFO mode: the app's present waits may take its wait. */
 	pw->eligible = true;
-	pw->display = after_ns != 0;
-	pw->plan_ns[0] = release_ns;
-	pw->plan_ns[1] = after_ns;
-	if (!pw->display)
-		pw->claim_ns = pw->start_ns = 0;
+	lowlat_display_claims_plan(&pw->claims, release_ns, after_ns);
+	if (!pw->claims.on)
+		pw->start_ns = 0;
 	if (pw->active && pw->pending_count == LOWLAT_PW_UNCLAIMED) {
 		/* The app stopped waiting: nobody would ever wait for these releases. */
 		pw->active = false;
 		pw->pending_count = 0;
-		pw->claim_ns = pw->start_ns = 0;
+		pw->claims.claim_ns = pw->start_ns = 0;
 		revert = !pw->reverted;
 		pw->reverted = true;
 	}
@@ -87,7 +84,7 @@ bool lowlat_pw_frame_start(struct lowlat_swapchain *sc, int64_t *start_ns)
 	if (!pw->lock_ready)
 		return false;
 	pthread_mutex_lock(&pw->lock);
-	display = pw->active && pw->display;
+	display = pw->active && pw->claims.on;
 	/* Taken once: a second present after one release started no frame of its own that lowlat saw. */
 	if (display && pw->start_ns)
 		*start_ns = pw->start_ns;
@@ -167,10 +164,9 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 		pw->pending_first = (pw->pending_first + 1) % LOWLAT_PW_UNCLAIMED;
 		pw->pending_count--;
 	}
-	if (claimed && pw->display) {
-		/* The frame this claim releases takes the first target no present has yet (header). */
-		r.release_ns = pw->claim_ns = lowlat_display_claim_ns(pw->plan_ns, pw->claim_ns);
-	}
+	/* The frame this claim releases takes the first target no present has yet (header). */
+	if (claimed && pw->claims.on)
+		r.release_ns = lowlat_display_claims_take(&pw->claims);
 	pthread_mutex_unlock(&pw->lock);
 	if (announce)
 		lowlat_msg("swapchain %ux%u: wait point \"present-wait\" (the app waits for its presents on "
@@ -187,7 +183,7 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 	int64_t end_ns = lowlat_now_ns();
 	pthread_mutex_lock(&pw->lock);
 	pw->paced += r.release_ns > begin_ns;
-	if (pw->display)
+	if (pw->claims.on)
 		pw->start_ns = end_ns;
 	if (r.log_frame != LOWLAT_LOG_UNKNOWN && pw->done_count < LOWLAT_PW_UNCLAIMED)
 		pw->done[pw->done_count++] = (struct lowlat_pw_done){.log_frame = r.log_frame,

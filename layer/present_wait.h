@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pace_display.h"
 #include "vk_compat.h"
 
 /* Releases the present thread may queue before it decides the app no longer waits: more than any
@@ -66,12 +67,10 @@ struct lowlat_present_wait {
 	struct lowlat_pw_done done[LOWLAT_PW_UNCLAIMED];
 	uint32_t done_count;
 	uint64_t paced; /* waits that waited for a release (summary) */
-	/* The display grid (above), set by the latest present: whether it queued a display release,
-	 * and the two releases it planned (for the next present's frame and the one after). */
-	bool display;
-	int64_t plan_ns[2];
-	int64_t claim_ns; /* the release the latest claim took on the display grid, 0 before one */
-	int64_t start_ns; /* when that claim's wait ended, until a present takes it; 0 then */
+	/* The display grid (above), planned by each present, and when the latest claim's wait ended
+	 * (until a present takes it; 0 then). */
+	struct lowlat_display_claims claims;
+	int64_t start_ns;
 };
 
 struct lowlat_device;

@@ -230,6 +230,20 @@ static void claims_follow_frames(void)
 	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 97 * MS), 108 * MS);
 	/* An app that waits twice a frame: never further than the one after. */
 	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 108 * MS), 108 * MS);
+	/* The state a wait point keeps: claims follow the plans; a present that plans none (a
+	 * non-FIFO mode, the CPU grid) turns them off and the next plan starts afresh. */
+	struct lowlat_display_claims c = {0};
+	lowlat_display_claims_plan(&c, 100 * MS, 108 * MS);
+	CHECK(c.on);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c), 100 * MS);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c), 108 * MS);
+	lowlat_display_claims_plan(&c, 108 * MS, 116 * MS);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c), 116 * MS);
+	lowlat_display_claims_plan(&c, 0, 0);
+	CHECK(!c.on);
+	CHECK_EQ_I64(c.claim_ns, 0);
+	lowlat_display_claims_plan(&c, 140 * MS, 148 * MS);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c), 140 * MS);
 }
 
 int main(void)
