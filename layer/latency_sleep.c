@@ -381,6 +381,15 @@ static int find_claimed(const struct lowlat_owed_book *book, uint64_t semaphore,
 	return -1;
 }
 
+/* The swapchain's latest sleep ended (the lock held): for its log record, and on the display grid
+ * as the start of the frame it released. */
+static void wait_ended_locked(struct lowlat_swapchain *sc, int64_t end_ns)
+{
+	sc->latency.wait_end_ns = end_ns;
+	if (sc->latency.claim_ordinal)
+		lowlat_display_claims_ended(&sc->latency.claims, sc->latency.claim_ordinal, end_ns);
+}
+
 /* Sends the claimed signal book.items[i]. The caller holds the lock; it is released around the
  * call down and held again on return. A lower claimed value of the same semaphore goes first (a
  * timeline is only ever signalled upwards): its claimer's release is earlier, so this waits for at
@@ -414,7 +423,7 @@ static void signal_claimed_locked(struct lowlat_device *dev, int i)
 		lowlat_owed_done(&l->book, i);
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, (VkSwapchainKHR)o.swapchain);
 	if (sc && sc->latency.have_wait && sc->latency.wait_end_ns == LOWLAT_LOG_UNKNOWN)
-		sc->latency.wait_end_ns = end_ns;
+		wait_ended_locked(sc, end_ns);
 	pthread_cond_broadcast(&l->cond);
 }
 
@@ -581,9 +590,11 @@ bool lowlat_latency_frame_start(struct lowlat_device *dev, struct lowlat_swapcha
 	pthread_mutex_lock(&dev->latency.lock);
 	struct lowlat_swapchain_latency *sl = &sc->latency;
 	display = sl->claims.on && sl->point != LOWLAT_POINT_PRESENT;
-	if (display && !sl->start_taken && sl->have_wait)
-		*start_ns = sl->wait_end_ns;
-	sl->start_taken = true;
+	if (display) {
+		int64_t start = lowlat_display_claims_present(&sl->claims);
+		if (start)
+			*start_ns = start;
+	}
 	pthread_mutex_unlock(&dev->latency.lock);
 	return display;
 }
@@ -679,7 +690,8 @@ int64_t lowlat_latency_point_sleep_locked(struct lowlat_device *dev, struct lowl
 	 * display grid lowlat's release is the one the presents planned for the frame this sleep
 	 * starts, and the pacer is the present's (display_release's time grid) alone. */
 	bool display = own && sl->claims.on;
-	int64_t own_ns = display ? lowlat_display_claims_take(&sl->claims)
+	sl->claim_ordinal = 0;
+	int64_t own_ns = display ? lowlat_display_claims_take(&sl->claims, &sl->claim_ordinal)
 	                 : own   ? lowlat_pacer_next_deadline(&sc->pacer, now)
 	                         : now;
 	int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;
@@ -688,7 +700,6 @@ int64_t lowlat_latency_point_sleep_locked(struct lowlat_device *dev, struct lowl
 	 * (present.c). */
 	sc->last_release_ns = release;
 	sc->last_release_display = display;
-	sl->start_taken = false;
 	atomic_store_explicit(&dev->last_release_ns, release, memory_order_relaxed);
 	say->announce = !sl->announced || sl->point != point;
 	sl->announced = true;
@@ -727,7 +738,7 @@ void lowlat_latency_point_woke(struct lowlat_device *dev, VkSwapchainKHR swapcha
 	pthread_mutex_lock(&dev->latency.lock);
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
 	if (sc)
-		sc->latency.wait_end_ns = end_ns;
+		wait_ended_locked(sc, end_ns);
 	pthread_mutex_unlock(&dev->latency.lock);
 }
 

@@ -95,11 +95,10 @@ struct lowlat_swapchain_latency {
 	bool have_wait;
 	int64_t wait_begin_ns, wait_end_ns, target_ns;
 	/* On the display grid (VK_EXT_present_timing; present.c plans, lowlat_latency_plan): the
-	 * releases the presents planned, one taken per sleep (pace_display.h), the frame a sleep lets
-	 * start being presented after those already started; start_taken: a present took that
-	 * sleep's end as its frame's start. */
+	 * releases the presents planned, one taken per sleep and counted to the frame it lets start
+	 * (pace_display.h); claim_ordinal: the latest sleep's claim, 0 when it took none. */
 	struct lowlat_display_claims claims;
-	bool start_taken;
+	uint64_t claim_ordinal;
 	uint64_t sleeps, paced_sleeps;
 	struct lowlat_latency_report reports[LOWLAT_LATENCY_REPORTS];
 	uint32_t report_next, report_count;

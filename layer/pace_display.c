@@ -140,23 +140,54 @@ int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refr
 	return predicted + margin_ns;
 }
 
-int64_t lowlat_display_claim_ns(const int64_t plan_ns[2], int64_t claim_ns)
+void lowlat_display_claims_restart(struct lowlat_display_claims *c)
 {
-	int64_t step = plan_ns[1] - plan_ns[0];
-
-	return claim_ns && claim_ns >= plan_ns[0] - step / 2 ? plan_ns[1] : plan_ns[0];
+	c->base = c->ended = c->taken;
+	c->presents = c->offset = 0;
 }
 
 void lowlat_display_claims_plan(struct lowlat_display_claims *c, int64_t release_ns, int64_t after_ns)
 {
+	bool was_on = c->on;
+
 	c->on = after_ns != 0;
 	c->plan_ns[0] = release_ns;
 	c->plan_ns[1] = after_ns;
-	if (!c->on)
-		c->claim_ns = 0;
+	if (c->on && !was_on)
+		lowlat_display_claims_restart(c);
 }
 
-int64_t lowlat_display_claims_take(struct lowlat_display_claims *c)
+int64_t lowlat_display_claims_present(struct lowlat_display_claims *c)
 {
-	return c->claim_ns = lowlat_display_claim_ns(c->plan_ns, c->claim_ns);
+	uint64_t ended = c->ended - c->base;
+
+	c->presents++;
+	/* Its frame's claim, if any, ended before this present: the offset is at least this. */
+	if (c->presents > ended && c->presents - ended > c->offset)
+		c->offset = c->presents - ended;
+	if (c->presents <= c->offset)
+		return 0; /* a frame that started before the claims did */
+	uint64_t ordinal = c->base + c->presents - c->offset;
+	const struct lowlat_claim_start *s = &c->starts[ordinal % LOWLAT_CLAIM_STARTS];
+	return s->ordinal == ordinal ? s->end_ns : 0;
+}
+
+int64_t lowlat_display_claims_take(struct lowlat_display_claims *c, uint64_t *ordinal)
+{
+	*ordinal = ++c->taken;
+	int64_t k = (int64_t)(c->taken - c->base + c->offset) - (int64_t)c->presents - 1;
+	if (k < 0)
+		k = 0; /* the offset is still being learned: at least the next target */
+	if (k > LOWLAT_CLAIM_AHEAD_MAX)
+		k = LOWLAT_CLAIM_AHEAD_MAX;
+	return c->plan_ns[0] + k * (c->plan_ns[1] - c->plan_ns[0]);
+}
+
+void lowlat_display_claims_ended(struct lowlat_display_claims *c, uint64_t ordinal, int64_t end_ns)
+{
+	if (ordinal <= c->base || ordinal > c->taken)
+		return; /* taken before the claims restarted */
+	c->starts[ordinal % LOWLAT_CLAIM_STARTS] = (struct lowlat_claim_start){ordinal, end_ns};
+	if (ordinal > c->ended)
+		c->ended = ordinal;
 }

@@ -163,30 +163,65 @@ int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refr
  * n >= 2. */
 int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
 
-/* A release on the display grid for a wait point away from the present (the app's present wait on
- * another thread, present_wait.h; its latency sleep on the game thread): the frame it lets start is
- * presented after every frame already started, so it gets the first target no present has taken.
- * Each present plans two releases, a lead before its next target (plan_ns[0]) and before the one
- * after (plan_ns[1]); claim_ns is the release the previous claim took, 0 before one. The claim
- * takes plan_ns[0], or plan_ns[1] when the previous claim already took (about: within half the
- * step between them, the lead moving between presents) plan_ns[0]'s frame, whose present has not
- * come yet. One release per frame, and never more than one frame ahead of the latest present: an
- * app that waits twice per frame gets at worst one frame late, not a release that runs away. */
-int64_t lowlat_display_claim_ns(const int64_t plan_ns[2], int64_t claim_ns);
+/* Releases on the display grid for a wait point away from the present: the app's present wait on
+ * another thread (present_wait.h), its latency sleep on the game thread (latency_sleep.h). Each
+ * present plans two releases, a lead before its next target (plan_ns[0]) and before the one after
+ * (plan_ns[1], a step later); each claim at the wait point lets one frame start and must give it
+ * the release of that frame's own target.
+ *
+ * Which frame that is, is counted, not guessed from the time: claim s (from 1) releases the frame
+ * presented as present s + offset (from 1), where offset is the number of frames that were going
+ * without a claim when the claims began (the engine's start-up frames: DXGI's frame latency in
+ * DXVK). A claim sees the latest present p, so its frame is k = s + offset - p - 1 presents after
+ * the next one: it takes plan_ns[0] + k steps. In steady state k = 1 (the previous claim's frame
+ * has not been presented yet); a present that comes late makes it 2 for that claim, where a rule
+ * that looked at the releases alone would give the same release twice and stay a frame early.
+ *
+ * The offset is learned from causality: a frame is presented only after its claim's wait ended,
+ * so at present p, with e claims ended, p - e <= offset. The largest such bound is the offset once
+ * one frame was presented before the next claim ended, which at start-up all are; it only grows
+ * (an engine that presents each of its frames never lowers it) until the claims start afresh. The
+ * same count pairs each present with its frame's start, the end of its claim's wait: the ready
+ * time the lead predicts is measured from there. */
 
-/* What such a wait point keeps of it, under its own lock: whether the latest present planned
- * display releases, the two it planned, and the one the latest claim took (0 before one). */
+/* Claims' wait ends kept for their presents to find: more than the frames in flight. */
+#define LOWLAT_CLAIM_STARTS 8
+/* The most presents a claim's frame is placed after the next one (k above): a bound for an app
+ * whose waits do not gate its frames, whose count would run away. */
+#define LOWLAT_CLAIM_AHEAD_MAX 3
+
+struct lowlat_claim_start {
+	uint64_t ordinal;
+	int64_t end_ns;
+};
+
 struct lowlat_display_claims {
-	bool on;
+	bool on; /* the latest present planned display releases */
 	int64_t plan_ns[2];
-	int64_t claim_ns;
+	/* Claim ordinals count up for the wait point's life; those up to base were taken before the
+	 * claims (re)started and count for nothing. ended: the highest whose wait ended. */
+	uint64_t base, taken, ended;
+	uint64_t presents; /* presents since the claims (re)started */
+	uint64_t offset;
+	struct lowlat_claim_start starts[LOWLAT_CLAIM_STARTS];
 };
 
 /* A present's plan: its two releases, or after_ns = 0 when it planned none (the wait point's
- * releases are then the CPU grid's, and the next plan starts the claims afresh). */
+ * releases are then the CPU grid's). Claims start afresh at the first plan after none. */
 void lowlat_display_claims_plan(struct lowlat_display_claims *c, int64_t release_ns, int64_t after_ns);
 
-/* A claim, while c->on: the release for the frame it lets start. */
-int64_t lowlat_display_claims_take(struct lowlat_display_claims *c);
+/* Starts the counts afresh (the wait point went away and came back). */
+void lowlat_display_claims_restart(struct lowlat_display_claims *c);
+
+/* A present of the swapchain, on entry, while c->on: counts it and returns when its frame started
+ * (the end of its claim's wait), 0 when no claim released it (or its end is gone). */
+int64_t lowlat_display_claims_present(struct lowlat_display_claims *c);
+
+/* A claim, while c->on: the release for the frame it lets start; *ordinal names it for
+ * lowlat_display_claims_ended. */
+int64_t lowlat_display_claims_take(struct lowlat_display_claims *c, uint64_t *ordinal);
+
+/* The claim's wait ended at end_ns: its frame starts. */
+void lowlat_display_claims_ended(struct lowlat_display_claims *c, uint64_t ordinal, int64_t end_ns);
 
 #endif

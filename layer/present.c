@@ -1080,11 +1080,15 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		if (sc) {
 			swapchain_refresh(sc);
 			lowlat_refresh_present(sc, t.entry_ns);
-			/* The app's present wait released this frame on the display grid: it started then,
-			 * not when the previous present returned (which waited for nothing). */
-			int64_t start;
-			if (lowlat_pw_frame_start(sc, &start) || lowlat_latency_frame_start(dev, sc, &start))
-				sc->frame_start_ns = start;
+			/* The app's present wait or latency sleep released this frame on the display grid:
+			 * it started then, not when the previous present returned (which waited for
+			 * nothing). Both count the present; a sleeping app's sleeps are its wait point. */
+			int64_t wait_start, sleep_start;
+			bool waited = lowlat_pw_frame_start(sc, &wait_start);
+			if (lowlat_latency_frame_start(dev, sc, &sleep_start))
+				sc->frame_start_ns = sleep_start;
+			else if (waited)
+				sc->frame_start_ns = wait_start;
 		}
 	}
 	info = lowlat_mode_present(dev, info, &mp);
@@ -1186,13 +1190,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * refresh yet, nor on the DRM refresh clock: their leads are learned from when each
 			 * frame starts, which is this present's return only when the release is waited for
 			 * here. */
-			bool display_release_ok = after != 0;
-			sc->release_queued =
-			        sc->pacer.mfps &&
-			        (display_release_ok || (!sc->timing.active && !sc->refresh.released)) &&
-			        is_fifo(present_mode_of(info, i, sc)) &&
-			        lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release, after,
-			                        LOWLAT_LOG_UNKNOWN);
+			sc->release_queued = sc->pacer.mfps &&
+			                     (after != 0 || (!sc->timing.active && !sc->refresh.released)) &&
+			                     is_fifo(present_mode_of(info, i, sc)) &&
+			                     lowlat_pw_queue(sc, lowlat_pw_present_id(app_ids, i), release,
+			                                     after, LOWLAT_LOG_UNKNOWN);
 			if (sc->release_queued) {
 				note_release(sc, release);
 			} else {

@@ -50,13 +50,11 @@ bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t r
 	/* This swapchain is paced late in a FIFO mode: the app's present waits may take its wait. */
 	pw->eligible = true;
 	lowlat_display_claims_plan(&pw->claims, release_ns, after_ns);
-	if (!pw->claims.on)
-		pw->start_ns = 0;
 	if (pw->active && pw->pending_count == LOWLAT_PW_UNCLAIMED) {
 		/* The app stopped waiting: nobody would ever wait for these releases. */
 		pw->active = false;
 		pw->pending_count = 0;
-		pw->claims.claim_ns = pw->start_ns = 0;
+		lowlat_display_claims_restart(&pw->claims);
 		revert = !pw->reverted;
 		pw->reverted = true;
 	}
@@ -85,10 +83,11 @@ bool lowlat_pw_frame_start(struct lowlat_swapchain *sc, int64_t *start_ns)
 		return false;
 	pthread_mutex_lock(&pw->lock);
 	display = pw->active && pw->claims.on;
-	/* Taken once: a second present after one release started no frame of its own that lowlat saw. */
-	if (display && pw->start_ns)
-		*start_ns = pw->start_ns;
-	pw->start_ns = 0;
+	if (display) {
+		int64_t start = lowlat_display_claims_present(&pw->claims);
+		if (start)
+			*start_ns = start;
+	}
 	pthread_mutex_unlock(&pw->lock);
 	return display;
 }
@@ -140,8 +139,9 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
                        int64_t returned_ns)
 {
 	struct lowlat_present_wait *pw = &sc->present_wait;
-	bool announce = false, claimed = false;
+	bool announce = false, claimed = false, display = false;
 	struct lowlat_pw_release r = {0};
+	uint64_t ordinal = 0;
 
 	/* A swapchain whose app sleeps through VK_NV_low_latency2 waits there; FIFO modes only: the
 	 * only ones where DXVK waits for presents at all (and where a present is sure to be shown). */
@@ -151,6 +151,7 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 	if (!pw->active && pw->eligible) {
 		/* From the next present on; this one's release was waited for in its present. */
 		pw->active = true;
+		lowlat_display_claims_restart(&pw->claims);
 		announce = !pw->announced;
 		pw->announced = true;
 	}
@@ -164,9 +165,9 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 		pw->pending_first = (pw->pending_first + 1) % LOWLAT_PW_UNCLAIMED;
 		pw->pending_count--;
 	}
-	/* The frame this claim releases takes the first target no present has yet (header). */
-	if (claimed && pw->claims.on)
-		r.release_ns = lowlat_display_claims_take(&pw->claims);
+	/* The frame this claim releases gets its own target's release (pace_display.h). */
+	if ((display = claimed && pw->claims.on))
+		r.release_ns = lowlat_display_claims_take(&pw->claims, &ordinal);
 	pthread_mutex_unlock(&pw->lock);
 	if (announce)
 		lowlat_msg("swapchain %ux%u: wait point \"present-wait\" (the app waits for its presents on "
@@ -183,8 +184,8 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 	int64_t end_ns = lowlat_now_ns();
 	pthread_mutex_lock(&pw->lock);
 	pw->paced += r.release_ns > begin_ns;
-	if (pw->claims.on)
-		pw->start_ns = end_ns;
+	if (display)
+		lowlat_display_claims_ended(&pw->claims, ordinal, end_ns);
 	if (r.log_frame != LOWLAT_LOG_UNKNOWN && pw->done_count < LOWLAT_PW_UNCLAIMED)
 		pw->done[pw->done_count++] = (struct lowlat_pw_done){.log_frame = r.log_frame,
 		                                                     .returned_ns = returned_ns,

@@ -16,14 +16,14 @@
  *
  * On the display grid (VK_EXT_present_timing) a claimed release is not the one its present queued:
  * with an engine frame latency L above 1, the wait for frame N releases frame N + L, whose present
- * comes after those of N + 1 .. N + L - 1, so it is meant for the first target no present has
- * taken yet. Each present plans two releases, a lead before the next present's target and before
- * the one after it; a claim takes the first, or the second when the claim before it already took
- * (about) the first: one release per frame, each just in time for the target its frame will get.
- * That keeps the engine's queue of L frames from standing in the display's queue: at L = 3, frames
- * were shown 2.2-2.5 frames after they started with the wait in the present, and a lead after it
- * here. A present's frame started when the latest claim before it ended its wait: that is the start
- * of its ready-time sample (present_timing.c), not the return of the present before it.
+ * comes after those of N + 1 .. N + L - 1, so it is meant for the target that frame will get. Each
+ * present plans two releases, a lead before the next present's target and before the one after it;
+ * the claims count which frame each releases (lowlat_display_claims, pace_display.h) and give it
+ * its own target's release, the second one in steady state. That keeps the engine's queue of L
+ * frames from standing in the display's queue: at L = 3, frames were shown 2.2-2.5 frames after
+ * they started with the wait in the present, and a lead after it here. A present's frame started
+ * when its claim's wait ended: that is the start of its ready-time sample (present_timing.c), not
+ * the return of the present before it.
  *
  * An app that stops waiting (DXVK in MAILBOX or IMMEDIATE; a game that turns its frame latency
  * off) leaves releases unclaimed: after LOWLAT_PW_UNCLAIMED of them the wait point goes back to
@@ -67,10 +67,8 @@ struct lowlat_present_wait {
 	struct lowlat_pw_done done[LOWLAT_PW_UNCLAIMED];
 	uint32_t done_count;
 	uint64_t paced; /* waits that waited for a release (summary) */
-	/* The display grid (above), planned by each present, and when the latest claim's wait ended
-	 * (until a present takes it; 0 then). */
+	/* The display grid (above): planned by each present, counted by each present and claim. */
 	struct lowlat_display_claims claims;
-	int64_t start_ns;
 };
 
 struct lowlat_device;
@@ -88,8 +86,8 @@ bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t r
                      int64_t log_frame);
 
 /* Present thread, on entry: true when the swapchain's releases are claimed by the app's present
- * wait on the display grid; *start_ns is then when the frame now presented started (the latest
- * claim's release), LOWLAT_LOG_UNKNOWN when no claim released it. */
+ * wait on the display grid; *start_ns is then when the frame now presented started (its claim's
+ * wait's end), LOWLAT_LOG_UNKNOWN when no claim released it. */
 bool lowlat_pw_frame_start(struct lowlat_swapchain *sc, int64_t *start_ns);
 
 /* Present thread, once the present is logged: the log row of the release it just queued. */

@@ -185,65 +185,157 @@ static void prediction(void)
 	CHECK_EQ_I64(ring_sum, sorted_sum);
 }
 
-/* The claim rule against a model of DXVK's threads at frame latency L: frames 1..L start at once;
- * the frame thread waits for frame j to be shown, claims a release and, once it passed, lets frame
- * j + L start; each frame is presented r after its start and gets the next target. Every frame a
- * claim released must start exactly a lead before its own target, whatever L. */
+/* A model of DXVK's threads at frame latency L, event by event, with the claims of
+ * pace_display.h in between. Frames 1..L start at once (the app thread needs app_ns for each); the
+ * frame thread waits for frame j to be shown (at its target: every frame is on time here) and for
+ * its own previous claim, claims a release and sleeps until it, which lets frame j + L start; frame
+ * f is presented r_ns[f] after its start (in order) and gets the next target. */
+enum { MODEL_FRAMES = 40 };
+#define MODEL_STEP      8333333ll
+#define MODEL_T0        (20 * MS)
+#define MODEL_TARGET(k) (MODEL_T0 + (int64_t)(k)*MODEL_STEP)
+
+struct model {
+	int latency;
+	int64_t lead, app_ns, r_ns[MODEL_FRAMES + 1];
+	/* Out: each frame's start, and the start its present was told. */
+	int64_t start[MODEL_FRAMES + 1], told[MODEL_FRAMES + 1];
+};
+
+static void model_run(struct model *m)
+{
+	struct lowlat_display_claims c = {0};
+	int64_t present[MODEL_FRAMES + 1] = {0}, release[MODEL_FRAMES + 1] = {0};
+	int64_t end[MODEL_FRAMES + 1] = {0};
+	uint64_t ordinal[MODEL_FRAMES + 1] = {0};
+	int L = m->latency, next_present = 1, next_take = 1, next_end = 1;
+
+	for (int f = 1; f <= MODEL_FRAMES; f++)
+		m->start[f] = m->told[f] = -1;
+	for (int f = 1; f <= L; f++)
+		m->start[f] = (f - 1) * m->app_ns;
+	for (;;) {
+		/* The earliest next event of each kind, if its time is known yet. */
+		int64_t tp = INT64_MAX, tt = INT64_MAX, te = INT64_MAX;
+		if (next_present <= MODEL_FRAMES && m->start[next_present] >= 0) {
+			tp = m->start[next_present] + m->r_ns[next_present];
+			if (next_present > 1 && tp < present[next_present - 1])
+				tp = present[next_present - 1];
+		}
+		if (next_take + L <= MODEL_FRAMES && next_take < next_present &&
+		    (next_take == 1 || next_end > next_take - 1)) {
+			tt = MODEL_TARGET(next_take);
+			if (next_take > 1 && end[next_take - 1] > tt)
+				tt = end[next_take - 1];
+		}
+		if (next_end < next_take)
+			te = end[next_end];
+		if (tp == INT64_MAX && tt == INT64_MAX && te == INT64_MAX)
+			break;
+		if (te <= tp && te <= tt) {
+			/* Claim j's sleep ends: frame j + L starts (once the app thread is free). */
+			int j = next_end++, f = j + L;
+			lowlat_display_claims_ended(&c, ordinal[j], end[j]);
+			int64_t s = end[j];
+			if (m->start[f - 1] + m->app_ns > s)
+				s = m->start[f - 1] + m->app_ns;
+			m->start[f] = s;
+		} else if (tp <= tt) {
+			/* Present k: told its start on entry, then plans the next two releases. */
+			int k = next_present++;
+			present[k] = tp;
+			if (c.on) {
+				int64_t told = lowlat_display_claims_present(&c);
+				m->told[k] = told ? told : -1;
+			}
+			lowlat_display_claims_plan(&c, MODEL_TARGET(k + 1) - m->lead,
+			                           MODEL_TARGET(k + 2) - m->lead);
+		} else {
+			int j = next_take++;
+			release[j] = lowlat_display_claims_take(&c, &ordinal[j]);
+			end[j] = release[j] > tt ? release[j] : tt;
+		}
+	}
+}
+
+static void model_init(struct model *m, int latency, int64_t lead, int64_t r, int64_t app)
+{
+	*m = (struct model){.latency = latency, .lead = lead, .app_ns = app};
+	for (int f = 0; f <= MODEL_FRAMES; f++)
+		m->r_ns[f] = r;
+}
+
+/* Every frame a claim released after the first few starts exactly a lead before its own target,
+ * and its present is told that start. */
+static void model_check(const struct model *m, int first)
+{
+	for (int f = first; f <= MODEL_FRAMES; f++) {
+		CHECK_EQ_I64(m->start[f], MODEL_TARGET(f) - m->lead);
+		CHECK_EQ_I64(m->told[f], m->start[f]);
+	}
+}
+
 static void claims_follow_frames(void)
 {
-	enum { FRAMES = 40 };
-	const int64_t step = 8333333, lead = 3 * MS, r = 2 * MS, t0 = 20 * MS;
+	struct model m;
 
 	for (int latency = 1; latency <= 4; latency++) {
-		int64_t start[FRAMES + 1], present[FRAMES + 1], claim = 0, frame_thread = 0;
-		/* Present k (from 1) targets t0 + k * step: on time, each gets the next one. */
-#define TARGET(k) (t0 + (int64_t)(k)*step)
-		for (int k = 1; k <= latency; k++) {
-			start[k] = 0;
-			present[k] = start[k] + r;
-		}
-		for (int j = 1; j + latency <= FRAMES; j++) {
-			int f = j + latency;
-			/* The claim comes once frame j is shown and the frame thread is back from its last
-			 * wait; the latest present before it planned the two releases. */
-			int64_t at = TARGET(j) > frame_thread ? TARGET(j) : frame_thread;
-			int k = f - 1;
-			while (present[k] > at)
-				k--;
-			int64_t plan[2] = {TARGET(k + 1) - lead, TARGET(k + 2) - lead};
-			claim = lowlat_display_claim_ns(plan, claim);
-			frame_thread = claim > at ? claim : at;
-			start[f] = frame_thread > present[f - 1] ? frame_thread : present[f - 1];
-			present[f] = start[f] + r;
-			if (f > 2 * latency + 1)
-				CHECK_EQ_I64(start[f], TARGET(f) - lead);
-		}
-#undef TARGET
+		/* Steady: each frame presented well within a frame of its start. */
+		model_init(&m, latency, 3 * MS, 2 * MS, 500 * US);
+		model_run(&m);
+		model_check(&m, 2 * latency + 2);
+		/* A lead longer than a frame (a busy host's) needs the engine to start a frame before
+		 * the previous one is shown: L >= 2. */
+		if (latency == 1)
+			continue;
+		/* One present comes more than a frame after its start: the claim then sees two frames
+		 * started and not presented. Every frame after it still starts a lead before its own
+		 * target, not one frame early. */
+		model_init(&m, latency, 12 * MS, 2 * MS, 500 * US);
+		m.r_ns[20] = 10 * MS;
+		model_run(&m);
+		model_check(&m, 2 * latency + 2);
+		/* Every present a frame and more after its start (the game's and DXVK's CS thread
+		 * pipelined): the start-up frames show the count. */
+		model_init(&m, latency, 12 * MS, 10 * MS, 500 * US);
+		model_run(&m);
+		model_check(&m, 2 * latency + 2);
 	}
-	/* The first claim, and one after the next present came: the next target's release. */
-	int64_t plan[2] = {100 * MS, 108 * MS};
-	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 0), 100 * MS);
-	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 92 * MS), 100 * MS);
-	/* Its frame not presented yet: the one after. A lead that grew by less than half a step
-	 * between presents still counts as that frame. */
-	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 100 * MS), 108 * MS);
-	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 97 * MS), 108 * MS);
-	/* An app that waits twice a frame: never further than the one after. */
-	CHECK_EQ_I64(lowlat_display_claim_ns(plan, 108 * MS), 108 * MS);
-	/* The state a wait point keeps: claims follow the plans; a present that plans none (a
-	 * non-FIFO mode, the CPU grid) turns them off and the next plan starts afresh. */
+}
+
+/* The counts themselves: claims start afresh when the plans do, and their frames are found. */
+static void claims_count(void)
+{
 	struct lowlat_display_claims c = {0};
+	uint64_t o1, o2, o3;
+
 	lowlat_display_claims_plan(&c, 100 * MS, 108 * MS);
 	CHECK(c.on);
-	CHECK_EQ_I64(lowlat_display_claims_take(&c), 100 * MS);
-	CHECK_EQ_I64(lowlat_display_claims_take(&c), 108 * MS);
+	/* The first claim, no present since: the next target's release. */
+	CHECK_EQ_I64(lowlat_display_claims_take(&c, &o1), 100 * MS);
+	lowlat_display_claims_ended(&c, o1, 100 * MS);
+	/* Its frame's present is told its start, and plans on. */
+	CHECK_EQ_I64(lowlat_display_claims_present(&c), 100 * MS);
 	lowlat_display_claims_plan(&c, 108 * MS, 116 * MS);
-	CHECK_EQ_I64(lowlat_display_claims_take(&c), 116 * MS);
+	/* Two claims before the next present: each frame the next target. */
+	CHECK_EQ_I64(lowlat_display_claims_take(&c, &o2), 108 * MS);
+	lowlat_display_claims_ended(&c, o2, 108 * MS);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c, &o3), 116 * MS);
+	/* An app whose waits do not gate its frames: never more than LOWLAT_CLAIM_AHEAD_MAX ahead. */
+	uint64_t o;
+	for (int i = 0; i < 10; i++)
+		lowlat_display_claims_take(&c, &o);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c, &o), 108 * MS + LOWLAT_CLAIM_AHEAD_MAX * 8 * MS);
+	/* A present that plans none turns the claims off; the next plan starts them afresh, and a
+	 * claim taken before that counts for nothing when it ends. */
 	lowlat_display_claims_plan(&c, 0, 0);
 	CHECK(!c.on);
-	CHECK_EQ_I64(c.claim_ns, 0);
 	lowlat_display_claims_plan(&c, 140 * MS, 148 * MS);
-	CHECK_EQ_I64(lowlat_display_claims_take(&c), 140 * MS);
+	lowlat_display_claims_ended(&c, o3, 116 * MS);
+	CHECK_EQ_I64(lowlat_display_claims_take(&c, &o), 140 * MS);
+	/* A present whose frame no claim released (it started before the claims did) is told 0. */
+	lowlat_display_claims_restart(&c);
+	CHECK_EQ_I64(lowlat_display_claims_present(&c), 0);
 }
 
 int main(void)
@@ -254,5 +346,6 @@ int main(void)
 	RUN(cadence_margin);
 	RUN(prediction);
 	RUN(claims_follow_frames);
+	RUN(claims_count);
 	return check_result();
 }
