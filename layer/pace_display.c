@@ -143,7 +143,7 @@ int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refr
 void lowlat_display_claims_restart(struct lowlat_display_claims *c)
 {
 	c->base = c->ended = c->taken;
-	c->presents = c->offset = 0;
+	c->presents = c->planned = c->offset = 0;
 }
 
 void lowlat_display_claims_plan(struct lowlat_display_claims *c, int64_t release_ns, int64_t after_ns)
@@ -153,6 +153,7 @@ void lowlat_display_claims_plan(struct lowlat_display_claims *c, int64_t release
 	c->on = after_ns != 0;
 	c->plan_ns[0] = release_ns;
 	c->plan_ns[1] = after_ns;
+	c->planned = c->presents;
 	if (c->on && !was_on)
 		lowlat_display_claims_restart(c);
 }
@@ -175,7 +176,7 @@ int64_t lowlat_display_claims_present(struct lowlat_display_claims *c)
 int64_t lowlat_display_claims_take(struct lowlat_display_claims *c, uint64_t *ordinal)
 {
 	*ordinal = ++c->taken;
-	int64_t k = (int64_t)(c->taken - c->base + c->offset) - (int64_t)c->presents - 1;
+	int64_t k = (int64_t)(c->taken - c->base + c->offset) - (int64_t)c->planned - 1;
 	if (k < 0)
 		k = 0; /* the offset is still being learned: at least the next target */
 	if (k > LOWLAT_CLAIM_AHEAD_MAX)

@@ -172,10 +172,13 @@ int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
  * Which frame that is, is counted, not guessed from the time: claim s (from 1) releases the frame
  * presented as present s + offset (from 1), where offset is the number of frames that were going
  * without a claim when the claims began (the engine's start-up frames: DXGI's frame latency in
- * DXVK). A claim sees the latest present p, so its frame is k = s + offset - p - 1 presents after
- * the next one: it takes plan_ns[0] + k steps. In steady state k = 1 (the previous claim's frame
- * has not been presented yet); a present that comes late makes it 2 for that claim, where a rule
- * that looked at the releases alone would give the same release twice and stay a frame early.
+ * DXVK). The latest plan came from present p, so the claim's frame is k = s + offset - p - 1
+ * presents after the next one: it takes plan_ns[0] + k steps. In steady state k = 1 (the previous
+ * claim's frame has not been presented yet); a present that comes late makes it 2 for that claim,
+ * where a rule that looked at the releases alone would give the same release twice and stay a
+ * frame early. p is the plan's present, not the latest one counted: a present is counted on entry
+ * and plans a while later (under load, ms), and a claim in between would otherwise get a release
+ * a step early.
  *
  * The offset is learned from causality: a frame is presented only after its claim's wait ended,
  * so at present p, with e claims ended, p - e <= offset. The largest such bound is the offset once
@@ -202,6 +205,7 @@ struct lowlat_display_claims {
 	 * claims (re)started and count for nothing. ended: the highest whose wait ended. */
 	uint64_t base, taken, ended;
 	uint64_t presents; /* presents since the claims (re)started */
+	uint64_t planned;  /* the one that made the latest plan */
 	uint64_t offset;
 	struct lowlat_claim_start starts[LOWLAT_CLAIM_STARTS];
 };

@@ -198,6 +198,7 @@ enum { MODEL_FRAMES = 40 };
 struct model {
 	int latency;
 	int64_t lead, app_ns, r_ns[MODEL_FRAMES + 1];
+	int64_t plan_ns; /* from a present's entry to its plan */
 	/* Out: each frame's start, and the start its present was told. */
 	int64_t start[MODEL_FRAMES + 1], told[MODEL_FRAMES + 1];
 };
@@ -208,7 +209,7 @@ static void model_run(struct model *m)
 	int64_t present[MODEL_FRAMES + 1] = {0}, release[MODEL_FRAMES + 1] = {0};
 	int64_t end[MODEL_FRAMES + 1] = {0};
 	uint64_t ordinal[MODEL_FRAMES + 1] = {0};
-	int L = m->latency, next_present = 1, next_take = 1, next_end = 1;
+	int L = m->latency, next_present = 1, next_plan = 1, next_take = 1, next_end = 1;
 
 	for (int f = 1; f <= MODEL_FRAMES; f++)
 		m->start[f] = m->told[f] = -1;
@@ -216,13 +217,15 @@ static void model_run(struct model *m)
 		m->start[f] = (f - 1) * m->app_ns;
 	for (;;) {
 		/* The earliest next event of each kind, if its time is known yet. */
-		int64_t tp = INT64_MAX, tt = INT64_MAX, te = INT64_MAX;
+		int64_t tp = INT64_MAX, tt = INT64_MAX, te = INT64_MAX, tl = INT64_MAX;
 		if (next_present <= MODEL_FRAMES && m->start[next_present] >= 0) {
 			tp = m->start[next_present] + m->r_ns[next_present];
 			if (next_present > 1 && tp < present[next_present - 1])
 				tp = present[next_present - 1];
 		}
-		if (next_take + L <= MODEL_FRAMES && next_take < next_present &&
+		/* The wait for frame j returns once it was shown, which may be before its present
+		 * planned (lowlat plans once the driver's present returned). */
+		if (next_take + L <= MODEL_FRAMES && next_take < next_present && next_plan > 1 &&
 		    (next_take == 1 || next_end > next_take - 1)) {
 			tt = MODEL_TARGET(next_take);
 			if (next_take > 1 && end[next_take - 1] > tt)
@@ -230,9 +233,16 @@ static void model_run(struct model *m)
 		}
 		if (next_end < next_take)
 			te = end[next_end];
-		if (tp == INT64_MAX && tt == INT64_MAX && te == INT64_MAX)
+		if (next_plan < next_present)
+			tl = present[next_plan] + m->plan_ns;
+		if (tp == INT64_MAX && tt == INT64_MAX && te == INT64_MAX && tl == INT64_MAX)
 			break;
-		if (te <= tp && te <= tt) {
+		if (tl <= tp && tl <= tt && tl <= te) {
+			/* Present k, a while after its entry, plans the next two releases. */
+			int k = next_plan++;
+			lowlat_display_claims_plan(&c, MODEL_TARGET(k + 1) - m->lead,
+			                           MODEL_TARGET(k + 2) - m->lead);
+		} else if (te <= tp && te <= tt) {
 			/* Claim j's sleep ends: frame j + L starts (once the app thread is free). */
 			int j = next_end++, f = j + L;
 			lowlat_display_claims_ended(&c, ordinal[j], end[j]);
@@ -241,15 +251,13 @@ static void model_run(struct model *m)
 				s = m->start[f - 1] + m->app_ns;
 			m->start[f] = s;
 		} else if (tp <= tt) {
-			/* Present k: told its start on entry, then plans the next two releases. */
+			/* Present k's entry: told its start. */
 			int k = next_present++;
 			present[k] = tp;
 			if (c.on) {
 				int64_t told = lowlat_display_claims_present(&c);
 				m->told[k] = told ? told : -1;
 			}
-			lowlat_display_claims_plan(&c, MODEL_TARGET(k + 1) - m->lead,
-			                           MODEL_TARGET(k + 2) - m->lead);
 		} else {
 			int j = next_take++;
 			release[j] = lowlat_display_claims_take(&c, &ordinal[j]);
@@ -282,6 +290,15 @@ static void claims_follow_frames(void)
 	for (int latency = 1; latency <= 4; latency++) {
 		/* Steady: each frame presented well within a frame of its start. */
 		model_init(&m, latency, 3 * MS, 2 * MS, 500 * US);
+		model_run(&m);
+		model_check(&m, 2 * latency + 2);
+		/* Each present plans 1.5 ms after its entry, and frame j is shown 0.5 ms after
+		 * frame j + 1's present came: claims fall between entries and plans. */
+		model_init(&m, latency, 3 * MS, 2 * MS, 500 * US);
+		m.plan_ns = 1500 * US;
+		m.r_ns[0] = 0;
+		for (int f = 1; f <= MODEL_FRAMES; f++)
+			m.r_ns[f] = m.lead - 500 * US;
 		model_run(&m);
 		model_check(&m, 2 * latency + 2);
 		/* A lead longer than a frame (a busy host's) needs the engine to start a frame before
