@@ -181,11 +181,11 @@ int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
  * a step early.
  *
  * The offset is learned from causality: a frame is presented only after its claim's wait ended,
- * so at present p, with e claims ended, p - e <= offset. The largest such bound is the offset once
- * one frame was presented before the next claim ended, which at start-up all are; it only grows
- * (an engine that presents each of its frames never lowers it) until the claims start afresh. The
- * same count pairs each present with its frame's start, the end of its claim's wait: the ready
- * time the lead predicts is measured from there. */
+ * so at present p, with e claims ended, p - e <= offset. The largest such bound is the offset as
+ * soon as one frame was presented before the next claim ended, as the start-up frames are; it only
+ * grows (an engine that presents each of its frames never lowers it) until the claims start
+ * afresh. The same count pairs each present with its frame's start, the end of its claim's wait:
+ * the ready time the lead predicts is measured from there. */
 
 /* Claims' wait ends kept for their presents to find: more than the frames in flight. */
 #define LOWLAT_CLAIM_STARTS 8
