@@ -463,8 +463,15 @@ static double anti_lag_run(uint32_t max_fps, int frames, int off_at)
 	int expect_owned = (off_at ? off_at - 1 : frames) - 1;
 	CHECK_EQ_I64(owned, expect_owned);
 	CHECK_EQ_I64(sc->latency.sleeps, (off_at ? off_at - 1 : frames) - 1);
+	/* The median interval between calls 1 .. last - 1: the mean over them is short by however late
+	 * call 1 was (the grid holds, and a wake-up late on a loaded machine is caught up after it). */
 	int last = off_at ? off_at - 1 : frames;
-	double ms = (double)(input_ns[last - 1] - input_ns[1]) / (last - 2) * 1e-6;
+	int64_t intervals[64];
+	int n = 0;
+	for (int i = 1; i + 1 <= last - 1 && n < 64; i++)
+		intervals[n++] = input_ns[i + 1] - input_ns[i];
+	qsort(intervals, n, sizeof(intervals[0]), cmp_i64);
+	double ms = n ? (double)intervals[n / 2] * 1e-6 : 0;
 	teardown();
 	return ms;
 }
@@ -473,7 +480,8 @@ static void test_anti_lag(void)
 {
 	double capped = anti_lag_run(0, 30, 0), app_rules = anti_lag_run(50, 30, 0),
 	       off = anti_lag_run(0, 30, 20);
-	printf("     anti-lag: %.3f ms between input calls reaching the layer below at lowlat's 100 fps cap, "
+	printf("     anti-lag: %.3f ms (median) between input calls reaching the layer below at lowlat's 100 "
+	       "fps cap, "
 	       "%.3f ms under the app's maxFPS 50 (the layer below's to keep), %.3f ms before OFF\n",
 	       capped, app_rules, off);
 	CHECK(capped > 9.9 && capped < 13.0);
