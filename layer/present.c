@@ -1198,6 +1198,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			if (sc->release_queued) {
 				note_release(sc, release);
 			} else {
+				lowlat_pw_waits_here(sc);
 				if ((sc->pw_paced = present_wait_capped(dev, sc)))
 					release = present_wait_release(sc, release);
 				wait_consider(&wait, sc, release, cpu_grid && !sc->pw_paced);

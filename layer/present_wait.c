@@ -73,6 +73,18 @@ bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t r
 	return queued;
 }
 
+void lowlat_pw_waits_here(struct lowlat_swapchain *sc)
+{
+	struct lowlat_present_wait *pw = &sc->present_wait;
+
+	if (!pw->lock_ready)
+		return;
+	pthread_mutex_lock(&pw->lock);
+	if (pw->claims.on)
+		lowlat_display_claims_plan(&pw->claims, 0, 0);
+	pthread_mutex_unlock(&pw->lock);
+}
+
 bool lowlat_pw_frame_start(struct lowlat_swapchain *sc, int64_t *start_ns)
 {
 	struct lowlat_present_wait *pw = &sc->present_wait;

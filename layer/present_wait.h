@@ -85,6 +85,14 @@ void lowlat_pw_fini(struct lowlat_present_wait *pw);
 bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t release_ns, int64_t after_ns,
                      int64_t log_frame);
 
+/* Present thread, for a present whose release is waited for in the present itself (a mode the app
+ * does not wait in, such as DXVK's IMMEDIATE, or no release queued): the frame after it starts at
+ * the present's return, not at a claim, so the claims stop until a present plans releases for them
+ * again. Without this, the presents of an IMMEDIATE stretch each took the last claim's end as
+ * their frame's start (the claims' offset grew by one a present), and their ready times, up to the
+ * whole stretch long, put lowlat's lead at 0.65 s once FIFO came back. */
+void lowlat_pw_waits_here(struct lowlat_swapchain *sc);
+
 /* Present thread, on entry: true when the swapchain's releases are claimed by the app's present
  * wait on the display grid; *start_ns is then when the frame now presented started (its claim's
  * wait's end), LOWLAT_LOG_UNKNOWN when no claim released it. */
