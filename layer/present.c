@@ -1079,16 +1079,18 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
 		if (sc) {
 			swapchain_refresh(sc);
-			lowlat_refresh_present(sc, t.entry_ns);
-			/* The app's present wait or latency sleep released this frame on the display grid:
-			 * it started then, not when the previous present returned (which waited for
-			 * nothing). Both count the present; a sleeping app's sleeps are its wait point. */
+			/* The app's present wait or latency sleep released this frame on the display grid
+			 * or the refresh grid: it started then, not when the previous present returned
+			 * (which waited for nothing). Both count the present; a sleeping app's sleeps are
+			 * its wait point. */
 			int64_t wait_start, sleep_start;
 			bool waited = lowlat_pw_frame_start(sc, &wait_start);
 			if (lowlat_latency_frame_start(dev, sc, &sleep_start))
 				sc->frame_start_ns = sleep_start;
 			else if (waited)
 				sc->frame_start_ns = wait_start;
+			/* After the frame's start is known: the "drm" level's lead is measured from it. */
+			lowlat_refresh_present(sc, t.entry_ns);
 		}
 	}
 	info = lowlat_mode_present(dev, info, &mp);
@@ -1162,13 +1164,20 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			if (!sc || present_failed(r) || app_targets)
 				continue;
 			/* Its wait is in the app's latency sleep, on the game thread: on the display grid
-			 * the sleeps to come are planned here, and the frame's latency cap is the sleep's
-			 * timing (each frame released a lead before its own target). */
+			 * or the refresh grid the sleeps to come are planned here (each frame released a
+			 * lead before its own target or vblank), and on the display grid the frame's
+			 * latency cap is the sleep's timing. */
 			if (lowlat_latency_owns_wait(dev, sc)) {
-				bool planned = timed && display_paced(sc);
-				int64_t plan = planned ? display_release(sc, t.wait_begin_ns) : 0;
-				lowlat_latency_plan(dev, sc, plan, planned ? sc->timing.after_release_ns : 0);
-				sc->cap_elsewhere = planned;
+				int64_t plan = 0, after = 0;
+				if (timed && display_paced(sc)) {
+					plan = display_release(sc, t.wait_begin_ns);
+					after = sc->timing.after_release_ns;
+				} else if (lowlat_refresh_paced(sc)) {
+					plan = lowlat_refresh_release(sc, t.wait_begin_ns);
+					after = sc->refresh.after_release_ns;
+				}
+				lowlat_latency_plan(dev, sc, plan, after);
+				sc->cap_elsewhere = after != 0;
 				continue;
 			}
 			int64_t release, after = 0;
@@ -1179,17 +1188,18 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 				after = sc->timing.after_release_ns;
 			} else if (lowlat_refresh_paced(sc)) {
 				release = lowlat_refresh_release(sc, t.wait_begin_ns);
+				after = sc->refresh.after_release_ns;
 			} else {
 				release = swapchain_deadline(sc, t.wait_begin_ns);
 				cpu_grid = true;
 			}
 			/* In FIFO modes the app may wait for its presents on another thread: then the
 			 * release is waited for there (present_wait.c), and this present returns at once.
-			 * On the display grid the claim picks the target its frame will get (present_wait.h).
-			 * Not on the CPU clock of a swapchain with present timing that does not know its
-			 * refresh yet, nor on the DRM refresh clock: their leads are learned from when each
-			 * frame starts, which is this present's return only when the release is waited for
-			 * here. */
+			 * On the display grid and the refresh grid the claim picks the target or vblank its
+			 * frame will get (present_wait.h), and its end is that frame's start. Not on the CPU
+			 * clock of a swapchain with present timing that does not know its refresh yet: its
+			 * lead is learned from when each frame starts, which is this present's return only
+			 * when the release is waited for here. */
 			sc->release_queued = sc->pacer.mfps &&
 			                     (after != 0 || (!sc->timing.active && !sc->refresh.released)) &&
 			                     is_fifo(present_mode_of(info, i, sc)) &&

@@ -146,22 +146,30 @@ static int64_t release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
 		sc->target_ns = current;
 		r->frame_lead_ns = r->lead_ns;
 	}
+	/* after: the vblank after next, for a frame released before the next present comes (a wait
+	 * point away from the present: the app's present wait or latency sleep, pace_display.h). */
+	int64_t after;
 	if (n && have_current) {
 		/* The refresh grid: n refreshes after the frame just presented, in phase with the
 		 * latest vblank read (the period alone would drift). */
 		next = lowlat_refresh_nearest(current + n * period, vblank, period);
+		after = next + n * period;
 	} else if (n) {
 		/* Starting the refresh grid: the first refresh the next frame can make. */
 		next = lowlat_refresh_at_or_after(earliest + lead, vblank, period);
+		after = next + n * period;
 	} else {
 		/* The time grid, in ready times as on the "timing" level: the pacer is given when the
 		 * next frame would be presented if released now, its deadline moved to a refresh. */
 		if (from_cpu)
 			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
-		next = lowlat_refresh_at_or_after(lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead),
-		                                  vblank, period);
+		int64_t deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead);
+		next = lowlat_refresh_at_or_after(deadline, vblank, period);
+		after = lowlat_refresh_at_or_after(deadline + lowlat_pacer_interval_ns(&sc->pacer), vblank,
+		                                   period);
 	}
 	r->target_ns = next;
+	r->after_release_ns = after - lead;
 	r->have_target = true;
 	r->lead_ns = lead;
 	r->released = true;
@@ -189,6 +197,10 @@ void lowlat_refresh_log(const struct lowlat_swapchain *sc, struct lowlat_log_rec
 		return;
 	rec->fallback = LOWLAT_LOG_FALLBACK_DRM;
 	rec->refresh_ns = r->grid.period_ns;
-	if (sc->target_ns != LOWLAT_LOG_UNKNOWN)
+	/* The vblank planned for the frame, also where its release was the app's latency sleep's
+	 * (whose row would otherwise hold that release as its target). */
+	if (sc->target_ns != LOWLAT_LOG_UNKNOWN) {
+		rec->target_ns = sc->target_ns;
 		rec->predicted_ready_ns = r->frame_lead_ns;
+	}
 }

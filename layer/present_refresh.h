@@ -9,6 +9,11 @@
  * (lowlat_display_lead_ns, the same window as "timing") plus LOWLAT_REFRESH_MARGIN_DIVISOR of a
  * refresh. Only the late method, and only in FIFO, FIFO_RELAXED, FIFO_LATEST_READY and MAILBOX
  * presents (an IMMEDIATE present is shown at once, whatever the phase).
+ *
+ * Where the app's wait point is away from the present (its present wait on another thread, its
+ * latency sleep or anti-lag input call on the game thread), each present plans the releases of
+ * the next two frames, as on the "timing" level, and the wait point's claims give each frame the
+ * release of its own vblank (pace_display.h); the lead is then measured from the claim's end.
  */
 #ifndef LOWLAT_PRESENT_REFRESH_H
 #define LOWLAT_PRESENT_REFRESH_H
@@ -53,8 +58,9 @@ void lowlat_refresh_present(struct lowlat_swapchain *sc, int64_t entry_ns);
 bool lowlat_refresh_paced(const struct lowlat_swapchain *sc);
 
 /* The late pacing point on the refresh grid: plans the vblank of the next frame and returns when to
- * release the app for it (that vblank minus the lead). Sets sc->target_ns to the vblank planned
- * for the frame just presented. */
+ * release the app for it (that vblank minus the lead), and in sc->refresh.after_release_ns the
+ * release for the vblank after it. Sets sc->target_ns to the vblank planned for the frame just
+ * presented. */
 int64_t lowlat_refresh_release(struct lowlat_swapchain *sc, int64_t now_ns);
 
 /* This present's log row: fallback "drm", its lead and the refresh, when it was paced on the grid. */

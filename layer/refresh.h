@@ -134,6 +134,9 @@ struct lowlat_swapchain_refresh {
 	int64_t lead_ns;       /* the lead of the latest release */
 	int64_t frame_lead_ns; /* the lead the release of the frame being presented allowed for (log) */
 	bool released;         /* this present's release was planned on the grid (for the log) */
+	/* The release a lead before the vblank after target_ns: a wait point away from the present
+	 * may release the frame after next before the next present comes (pace_display.h). */
+	int64_t after_release_ns;
 	/* Release-to-present-entry times of recent frames: the lead's prediction (pace_display.h). */
 	struct lowlat_ready_window ready;
 };

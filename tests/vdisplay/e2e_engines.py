@@ -27,6 +27,12 @@ Asserts, for one run (a run slowed by stalls is repeated, see below):
   --photon-max-frames and --late-max-ms the others;
 - with --display-targets: lowlat's summaries count its own display targets on at least 90% of the
   presents (its wait point, wherever it is, paces on the display grid);
+- with --refresh-grid (the display withholds VK_EXT_present_timing and present wait; lowlat reads its
+  refresh clock through LOWLAT_REFRESH_SOURCE=fixed:HZ, the "drm" level): lowlat says pacing level
+  "drm", logs at least 90% of the presents as released on that grid (a planned vblank and a lead),
+  the game thread starts each frame within 1 ms (median) of that vblank minus the lead, and at
+  least 90% of frames are shown on the refresh planned for them (fewer only after stalls and with
+  none that was ready by its refresh, else a failure);
 - with --targets (vkd3d_like --target-fps): every present that carried the app's own target reached
   the display with exactly that target (lowlat left it alone), and latched on the refresh the spec
   gives for it (absolute, nearest refresh cycle), unless its GPU work was not ready by then or the
@@ -160,6 +166,62 @@ def check_targets(frames, truth, out, errors):
     want = 'pacing level "cpu" (fallback from "timing": the app drives VK_EXT_present_timing itself)'
     if not levels or any(want not in ln for ln in levels):
         errors.append(f"expected lowlat to say {want!r} for each swapchain, got {levels}")
+
+
+# How far from the release lowlat planned (vblank - lead) the game thread may start its frames at the
+# median on the refresh grid: the wait's own wake-up and the app's signal path, tens of µs here; a
+# release planned for another frame is a whole interval off.
+REFRESH_RELEASE_SLACK_MS = 1.0
+# Frames shown on the refresh lowlat planned, at least: lavapipe's GPU work after the present is
+# the CPU's on this shared VM and stalls now and then (the level cannot see it, e2e_drm.py).
+REFRESH_ON_PLAN_MIN = 0.9
+
+
+def check_refresh_grid(frames, lowlat_rows, truth, out, errors):
+    """--refresh-grid: the "drm" level (the display's refresh clock, no display targets) paces the
+    app's wait point away from the present: nearly every present is logged with fallback "drm", a
+    planned vblank and a lead; the game thread starts each frame at that vblank minus the lead
+    (the release its wait point got); and frames are shown on the refresh planned for them.
+    Returns (share on plan, frames ready by their refresh yet shown later) or None on errors."""
+    levels = [ln for ln in out.splitlines() if ln.startswith("lowlat: ") and "pacing level" in ln]
+    if not levels or any('pacing level "drm"' not in ln for ln in levels):
+        errors.append(f"expected lowlat to say pacing level \"drm\" for each swapchain, got {levels}")
+        return None
+    pairs = list(zip(frames, lowlat_rows))[WARMUP:]
+    on_grid = [(f, r) for f, r in pairs if r["fallback"] == "drm" and r["target_ns"] and r["predicted_ready_ns"]]
+    if len(on_grid) < 0.9 * len(pairs):
+        errors.append(f"{len(on_grid)} of {len(pairs)} presents after the warm-up logged as released on the "
+                      "refresh grid (fallback \"drm\" with a planned vblank and lead)")
+        return None
+    off = sorted((f["start_ns"] - (r["target_ns"] - r["predicted_ready_ns"])) / 1e6 for f, r in on_grid)
+    median = off[len(off) // 2]
+    print(f"refresh grid: {len(on_grid)} of {len(pairs)} presents released on it; the game thread starts a frame "
+          f"{median:+.3f} ms (median) from its planned vblank minus the lead")
+    if not -0.05 <= median <= REFRESH_RELEASE_SLACK_MS:
+        errors.append(f"the game thread starts frames {median:+.3f} ms (median) from the release lowlat planned "
+                      f"for them, not within [0, {REFRESH_RELEASE_SLACK_MS}] ms")
+        return None
+    shown = {r["present_id"]: r for r in truth if r["event"] == "shown"}
+    by_seq = {r["seq"]: r for r in truth if r["event"] == "shown"}
+    on_plan = wrong = 0
+    for f, r in on_grid:
+        q = shown.get(f["present_id"])
+        if q is None:
+            continue
+        planned = round(r["target_ns"] * q["rate_mhz"] / 10**12)
+        if q["refresh"] == planned:
+            on_plan += 1
+            continue
+        before = by_seq.get(q["seq"] - 1)
+        # Later than planned though ready by then and not held behind the request before it: a
+        # wrong phase, not a slow machine.
+        if (q["refresh"] > planned and q["ready_ns"] <= vdlog.refresh_start_ns(q["rate_mhz"], planned)
+                and not (before and before["refresh"] >= planned)):
+            wrong += 1
+    share = on_plan / len(on_grid)
+    print(f"refresh grid: {on_plan} of {len(on_grid)} frames shown on the refresh lowlat planned ({share * 100:.1f}%), "
+          f"{wrong} ready by it but shown later")
+    return share, wrong
 
 
 def translate_owned_ids(frames, truth, out, fps, errors):
@@ -303,6 +365,9 @@ def run_once(args, attempt):
         "LOWLAT_VDISPLAY_LOG": truth,
         "LOWLAT_VDISPLAY_HZ": args.hz,
     })
+    if args.refresh_grid:
+        # The "drm" level's refresh clock: the display's own grid (layer/refresh.h, "fixed").
+        env["LOWLAT_REFRESH_SOURCE"] = f"fixed:{args.hz}"
     cmd = [args.app] + args.app_args + ["--csv", frames_csv]
     print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz; files in {tmp}")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
@@ -383,6 +448,7 @@ def run_once(args, attempt):
         errors.append(f"lowlat's present log has {len(lowlat_rows)} rows for {presented + failed_presents} presents")
     if args.targets:
         check_targets(frames, rows, out, errors)
+    grid = check_refresh_grid(frames, lowlat_rows, rows, out, errors) if args.refresh_grid and not errors else None
     late = None if errors else late_start(frames, lowlat_rows, rows, args.latency, args.across_recreates, errors,
                                           1000 / float(args.fps))
     if errors:
@@ -439,6 +505,11 @@ def run_once(args, attempt):
     if args.late_max_ms is not None and late_ms > args.late_max_ms:
         raise Fail(f"the game thread starts {late_ms:.2f} ms before lowlat's wait for its present ends, more "
                    f"than {args.late_max_ms} ms: the late wait does not reach it")
+    if grid and grid[0] < REFRESH_ON_PLAN_MIN:
+        if stalls and not grid[1]:
+            return SLOWED, f"{(1 - grid[0]) * 100:.1f}% of frames not shown on their planned refresh, after stalls", tmp
+        raise Fail(f"{(1 - grid[0]) * 100:.1f}% of frames not shown on the refresh lowlat planned for them, "
+                   f"{grid[1]} of them ready by it")
     if min(game, display) < fps * (1 - BOUND):
         if stalls:
             return SLOWED, f"slower than the cap after {reanchors} re-anchors and {misses} late images", tmp
@@ -468,6 +539,9 @@ def main():
     ap.add_argument("--targets", action="store_true", help="check the app's own present-timing targets")
     ap.add_argument("--display-targets", action="store_true",
                     help="lowlat attached display targets to at least 90%% of the presents")
+    ap.add_argument("--refresh-grid", action="store_true",
+                    help="lowlat reads the display's refresh clock (pacing level \"drm\", with present timing "
+                    "and present wait withheld): its wait point releases frames on that grid")
     ap.add_argument("--resize", action="store_true", help="the app resizes mid-run (--resize-at)")
     ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
     ap.add_argument("--attempts", type=int, default=3)
