@@ -4,10 +4,13 @@
 # presents) through lowlat, validation, Mesa's anti-lag layer (which offers the extension on
 # lavapipe) and the virtual display (144 Hz), in that order.
 #
-#   anti_lag.sh APP VDISPLAY_MANIFEST_DIR MODE FPS MAX_FPS EXPECT_FPS
+#   anti_lag.sh APP VDISPLAY_MANIFEST_DIR MODE FPS MAX_FPS EXPECT_FPS [drm]
 #
 # MODE antilag: anti-lag on for every frame; antilag-off: turned off half way (the present must
 # then wait again, at once). FPS is LOWLAT_FPS, MAX_FPS the app's VkAntiLagDataAMD::maxFPS (0: none).
+# drm: the display withholds present timing and present wait, and lowlat reads its refresh clock
+# (LOWLAT_REFRESH_SOURCE=fixed:144, pacing level "drm"): the input calls are then released on the
+# refresh grid, each a lead before the vblank lowlat planned for its frame (checked from the log).
 #
 # Asserts: a clean exit, validation silent, Mesa's layer in the chain between validation and the
 # virtual display; lowlat saw the extension enabled and gave the swapchain the wait point
@@ -19,8 +22,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dxvk_lib.sh" # frame_start_fps, check_release_to_start
 
-app=$1 manifest=$2 mode=$3 cap=$4 max_fps=$5 expect=$6
-name=anti-lag-$mode-$cap-$max_fps
+app=$1 manifest=$2 mode=$3 cap=$4 max_fps=$5 expect=$6 grid=${7:-display}
+name=anti-lag-$mode-$cap-$max_fps-$grid
 frames=200
 
 found=
@@ -37,6 +40,10 @@ export LOWLAT_FPS=$cap LOWLAT_LOG=1 LOWLAT_LOG_DIR="$e2e_tmp/$name.logs"
 export VK_ADD_LAYER_PATH="$manifest" LOWLAT_VDISPLAY_HZ=144
 export E2E_LAYERS_UNDER=VK_LAYER_MESA_anti_lag:VK_LAYER_LOWLAT_vdisplay
 export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+if [ "$grid" = drm ]; then
+	export LOWLAT_VDISPLAY_WITHHOLD=VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2
+	export LOWLAT_REFRESH_SOURCE=fixed:144
+fi
 
 run_validated "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
 out="$e2e_tmp/$name.out"
@@ -77,3 +84,23 @@ awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.90) 
 
 [ "$mode" = antilag ] && [ -z "$app_rules" ] || exit 0
 check_release_to_start "$name" 1
+[ "$grid" = drm ] || exit 0
+
+# On the refresh grid: the swapchain's one pacing-level line says "drm", and from the 10th present
+# on at least 90% of the log's rows are "drm" with the vblank planned for the frame and the lead,
+# the input call that started the frame having ended at that vblank minus the lead (1 ms at the
+# median: the wait's wake-up; a release meant for another frame is a whole refresh off or more).
+grep -q 'lowlat: swapchain 64x64: pacing level "drm"' "$out" || fail "$name: the swapchain is not on pacing level \"drm\""
+python3 - "$e2e_tmp/$name.logs" "$name" <<'PY' || fail "$name: the input calls were not released on the refresh grid"
+import csv, glob, statistics, sys
+rows = list(csv.DictReader(line for line in open(glob.glob(sys.argv[1] + "/*.csv")[0]) if not line.startswith("#")))[10:]
+grid = [r for r in rows if r["fallback"] == "drm" and r["target_ns"] and r["predicted_ready_ns"] and r["wait_end_ns"]]
+off = [(int(r["wait_end_ns"]) - (int(r["target_ns"]) - int(r["predicted_ready_ns"]))) / 1e6 for r in grid]
+med = statistics.median(off) if off else float("nan")
+print(f"{sys.argv[2]}: {len(grid)} of {len(rows)} presents released on the refresh grid; an input call ends {med:+.3f} ms "
+      "(median) from its frame's planned vblank minus the lead")
+if len(grid) < 0.9 * len(rows):
+    sys.exit("fewer than 90% of the presents on the refresh grid")
+if not -0.05 <= med <= 1.0:
+    sys.exit(f"the input calls end {med:+.3f} ms from the release planned, not within [0, 1] ms")
+PY
