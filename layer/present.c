@@ -836,6 +836,25 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	return next - lead;
 }
 
+/* The late release a present plans on the display grid (present timing) or on the refresh grid
+ * (the "drm" level), with in *after_ns the release for the frame after it, which a wait point
+ * away from the present may claim first (pace_display.h); 0 and *after_ns 0 where neither grid
+ * paces the swapchain. */
+static int64_t grid_release(struct lowlat_swapchain *sc, bool timed, int64_t now_ns, int64_t *after_ns)
+{
+	int64_t release = 0;
+
+	*after_ns = 0;
+	if (timed && display_paced(sc)) {
+		release = display_release(sc, now_ns);
+		*after_ns = sc->timing.after_release_ns;
+	} else if (lowlat_refresh_paced(sc)) {
+		release = lowlat_refresh_release(sc, now_ns);
+		*after_ns = sc->refresh.after_release_ns;
+	}
+	return release;
+}
+
 /* The early method on the display: swapchain i of a present that can carry timing info (no more
  * swapchains than one call can time, none without the flag, the app attaching none), paced on the
  * display. */
@@ -1167,32 +1186,20 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * or the refresh grid the sleeps to come are planned here (each frame released a
 			 * lead before its own target or vblank), and on the display grid the frame's
 			 * latency cap is the sleep's timing. */
+			int64_t after;
 			if (lowlat_latency_owns_wait(dev, sc)) {
-				int64_t plan = 0, after = 0;
-				if (timed && display_paced(sc)) {
-					plan = display_release(sc, t.wait_begin_ns);
-					after = sc->timing.after_release_ns;
-				} else if (lowlat_refresh_paced(sc)) {
-					plan = lowlat_refresh_release(sc, t.wait_begin_ns);
-					after = sc->refresh.after_release_ns;
-				}
+				int64_t plan = grid_release(sc, timed, t.wait_begin_ns, &after);
 				lowlat_latency_plan(dev, sc, plan, after);
 				sc->cap_elsewhere = after != 0;
 				continue;
 			}
-			int64_t release, after = 0;
-			bool cpu_grid = false;
-			if (timed && display_paced(sc)) {
+			/* On the display grid this present's pacing target is its display target. */
+			if (timed && display_paced(sc))
 				sc->target_ns = sc->display_target_ns;
-				release = display_release(sc, t.wait_begin_ns);
-				after = sc->timing.after_release_ns;
-			} else if (lowlat_refresh_paced(sc)) {
-				release = lowlat_refresh_release(sc, t.wait_begin_ns);
-				after = sc->refresh.after_release_ns;
-			} else {
+			int64_t release = grid_release(sc, timed, t.wait_begin_ns, &after);
+			bool cpu_grid = !release;
+			if (cpu_grid)
 				release = swapchain_deadline(sc, t.wait_begin_ns);
-				cpu_grid = true;
-			}
 			/* In FIFO modes the app may wait for its presents on another thread: then the
 			 * release is waited for there (present_wait.c), and this present returns at once.
 			 * On the display grid and the refresh grid the claim picks the target or vblank its
