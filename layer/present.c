@@ -836,23 +836,25 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	return next - lead;
 }
 
-/* The late release a present plans on the display grid (present timing) or on the refresh grid
- * (the "drm" level), with in *after_ns the release for the frame after it, which a wait point
- * away from the present may claim first (pace_display.h); 0 and *after_ns 0 where neither grid
- * paces the swapchain. */
-static int64_t grid_release(struct lowlat_swapchain *sc, bool timed, int64_t now_ns, int64_t *after_ns)
+/* Whether a present's late release is planned on the display grid (present timing) or on the
+ * refresh grid (the "drm" level): then *release_ns is that release, and *after_ns the release for
+ * the frame after it, which a wait point away from the present may claim first (pace_display.h).
+ * Otherwise both are 0 (no plan: the claims stop). */
+static bool grid_release(struct lowlat_swapchain *sc, bool timed, int64_t now_ns, int64_t *release_ns,
+                         int64_t *after_ns)
 {
-	int64_t release = 0;
-
-	*after_ns = 0;
 	if (timed && display_paced(sc)) {
-		release = display_release(sc, now_ns);
+		*release_ns = display_release(sc, now_ns);
 		*after_ns = sc->timing.after_release_ns;
-	} else if (lowlat_refresh_paced(sc)) {
-		release = lowlat_refresh_release(sc, now_ns);
-		*after_ns = sc->refresh.after_release_ns;
+		return true;
 	}
-	return release;
+	if (lowlat_refresh_paced(sc)) {
+		*release_ns = lowlat_refresh_release(sc, now_ns);
+		*after_ns = sc->refresh.after_release_ns;
+		return true;
+	}
+	*release_ns = *after_ns = 0;
+	return false;
 }
 
 /* The early method on the display: swapchain i of a present that can carry timing info (no more
@@ -1186,18 +1188,17 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			 * or the refresh grid the sleeps to come are planned here (each frame released a
 			 * lead before its own target or vblank), and on the display grid the frame's
 			 * latency cap is the sleep's timing. */
-			int64_t after;
+			int64_t release, after;
 			if (lowlat_latency_owns_wait(dev, sc)) {
-				int64_t plan = grid_release(sc, timed, t.wait_begin_ns, &after);
-				lowlat_latency_plan(dev, sc, plan, after);
-				sc->cap_elsewhere = after != 0;
+				sc->cap_elsewhere =
+				        grid_release(sc, timed, t.wait_begin_ns, &release, &after);
+				lowlat_latency_plan(dev, sc, release, after);
 				continue;
 			}
 			/* On the display grid this present's pacing target is its display target. */
 			if (timed && display_paced(sc))
 				sc->target_ns = sc->display_target_ns;
-			int64_t release = grid_release(sc, timed, t.wait_begin_ns, &after);
-			bool cpu_grid = !release;
+			bool cpu_grid = !grid_release(sc, timed, t.wait_begin_ns, &release, &after);
 			if (cpu_grid)
 				release = swapchain_deadline(sc, t.wait_begin_ns);
 			/* In FIFO modes the app may wait for its presents on another thread: then the

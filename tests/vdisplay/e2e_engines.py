@@ -193,8 +193,7 @@ def check_refresh_grid(frames, lowlat_rows, truth, out, errors):
         errors.append(f"{len(on_grid)} of {len(pairs)} presents after the warm-up logged as released on the "
                       "refresh grid (fallback \"drm\" with a planned vblank and lead)")
         return None
-    off = sorted((f["start_ns"] - (r["target_ns"] - r["predicted_ready_ns"])) / 1e6 for f, r in on_grid)
-    median = off[len(off) // 2]
+    median = statistics.median((f["start_ns"] - (r["target_ns"] - r["predicted_ready_ns"])) / 1e6 for f, r in on_grid)
     print(f"refresh grid: {len(on_grid)} of {len(pairs)} presents released on it; the game thread starts a frame "
           f"{median:+.3f} ms (median) from its planned vblank minus the lead")
     if not -0.05 <= median <= REFRESH_RELEASE_SLACK_MS:
