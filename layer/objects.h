@@ -96,9 +96,9 @@ struct lowlat_pending_present {
 	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
 	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
 	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
-	/* Its target is on the refresh grid at a cap of refresh/n, n >= 2, and it was presented in
-	 * time for it: whether it made that refresh feeds the cadence margin (pace_display.h). */
-	bool cadence;
+	/* Its target is a refresh of a fixed-rate display and it was presented in time for it: whether
+	 * it made that refresh feeds the release margin (pace_display.h, lowlat_miss_margin). */
+	bool judged;
 	/* Pushed by the present call still in progress, whose log row is not written yet (the
 	 * latency-frames cap can read its report inside that call). */
 	bool current;
@@ -130,16 +130,17 @@ struct lowlat_swapchain_timing {
 	int64_t target_ns;
 	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
 	int64_t after_release_ns; /* the release for the target after it (present_wait.h) */
-	bool target_cadence;      /* that target is on the refresh grid at n >= 2 */
+	bool target_judged;       /* that target is a refresh of a fixed-rate display */
+	int64_t target_n;         /* the cap's refresh multiple it was planned at (0: the time grid) */
 	/* The early method plans each present's own target, from the one before: that target, kept
 	 * past the call (LOWLAT_LOG_UNKNOWN after a present without one). */
 	int64_t prev_target_ns;
 	/* The early method's ready-time samples start at the hand-off, the end of its wait before the
 	 * present goes down (what its lead must cover); LOWLAT_LOG_UNKNOWN: at the frame's start. */
 	int64_t sample_start_ns;
-	bool judge_cadence; /* this call's present carries such a target, presented in time for it */
+	bool judge_miss; /* this call's present carries such a target, presented in time for it */
 	struct lowlat_ready_window ready;
-	struct lowlat_cadence_margin cadence;
+	struct lowlat_miss_margin miss_margin;
 	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
 	uint32_t pending_first, pending_count;
 	bool pushed;         /* this call added a pending present, whose log frame is still to set */

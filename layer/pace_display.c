@@ -103,32 +103,54 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
 	return percentile(w->sorted_ns, kept, LOWLAT_READY_PERCENTILE);
 }
 
-int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n)
+static uint32_t floor_steps(int64_t n)
 {
-	return refresh_ns / (n >= 2 ? LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR : LOWLAT_LEAD_MARGIN_DIVISOR);
+	return n >= 2 ? LOWLAT_MARGIN_FLOOR_STEPS_CADENCE : LOWLAT_MARGIN_FLOOR_STEPS;
 }
 
-void lowlat_cadence_note(struct lowlat_cadence_margin *m, bool missed)
+int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n)
 {
+	return floor_steps(n) * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
+}
+
+/* Floor and steps above it, in all, at most the top. */
+static uint32_t total_steps(const struct lowlat_miss_margin *m, int64_t n)
+{
+	uint32_t total = floor_steps(n) + m->steps;
+
+	return total < LOWLAT_MARGIN_TOP_STEPS ? total : LOWLAT_MARGIN_TOP_STEPS;
+}
+
+void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n)
+{
+	uint32_t top = LOWLAT_MARGIN_TOP_STEPS - floor_steps(n);
+
 	if (missed) {
 		m->misses++;
 		m->calm = 0;
-		m->steps = m->steps + LOWLAT_CADENCE_RAISE_STEPS < LOWLAT_CADENCE_MAX_STEPS
-		                   ? m->steps + LOWLAT_CADENCE_RAISE_STEPS
-		                   : LOWLAT_CADENCE_MAX_STEPS;
-		if (m->steps > m->max_steps)
-			m->max_steps = m->steps;
-	} else if (++m->calm == LOWLAT_CADENCE_CALM_FRAMES) {
+		m->steps += n >= 2 ? LOWLAT_MARGIN_RAISE_STEPS_CADENCE : LOWLAT_MARGIN_RAISE_STEPS;
+		if (m->steps > top)
+			m->steps = top;
+		if (total_steps(m, n) > m->max_steps)
+			m->max_steps = total_steps(m, n);
+	} else if (++m->calm >= (n >= 2 ? LOWLAT_MARGIN_CALM_FRAMES_CADENCE : LOWLAT_MARGIN_CALM_FRAMES)) {
 		m->calm = 0;
-		if (m->steps)
+		/* A cap changed to a higher floor leaves steps above the top: they go first. */
+		if (m->steps > top)
+			m->steps = top;
+		else if (m->steps)
 			m->steps--;
 	}
 }
 
-int64_t lowlat_cadence_margin_ns(uint32_t steps, int64_t refresh_ns)
+int64_t lowlat_miss_margin_ns(const struct lowlat_miss_margin *m, int64_t refresh_ns, int64_t n)
 {
-	return refresh_ns / LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR +
-	       (int64_t)steps * (refresh_ns / LOWLAT_CADENCE_STEP_DIVISOR);
+	return total_steps(m, n) * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
+}
+
+int64_t lowlat_miss_margin_max_ns(const struct lowlat_miss_margin *m, int64_t refresh_ns)
+{
+	return m->max_steps * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
 }
 
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns)

@@ -51,73 +51,90 @@
  * percentile of a handful is their maximum by chance. 32 frames: half a second at 60 fps. */
 #define LOWLAT_READY_MIN_SAMPLES 32
 
-/* The margin added to the prediction, as a fraction of the refresh duration: 1/64, 130 us at
- * 120 Hz, 260 us at 60 Hz, 29 us at 540 Hz. It covers what the percentile cannot see: the
- * release's own wake-up error (the window's samples start at the actual release; the spin tail
- * keeps that error to tens of microseconds, timing.c) and the few microseconds from the release to
- * the app's first instruction. It scales with the refresh because a miss costs one refresh.
- * Measured with tools/bench-display's game loop (120 Hz, 2 ms frames, cap 120) on the shared
- * 2-core VM, 2026-12-01, late morning, 2 x 2500 frames a margin, interleaved: latency p50 / p99
- * and repeats
- *   130 us (1/64)     2.58 / 3.69 ms  0.04%  (0.55% dropped: late frames replaced by the next)
- *   1040 us (1/8)     3.54 / 4.65 ms  0.02%  (0.17%)
- *   half of p50..p99  2.84 / 5.41 ms  0.04%  (0.55%; a margin widened with the window's spread)
- * and with 5000 frames a point: 130 us 2.99 / 4.29 ms, 0.04%; 1/8 3.89 / 4.60 ms, 0.10%. Above the
- * percentile more margin bought no fewer repeats, only latency; a margin following the spread
- * raised it for whole stretches of frames that did not need it. Earlier, on a loaded day (load
- * 3-7 from other sessions), the curve was flatter (0 -> p50 2.37 ms, 2.04% repeats; 500 us ->
- * 3.43 ms, 0.41%; 2083 us -> 5.61 ms, 0.62%) and vkcube under validation missed 1.8-3.7% of its
- * refreshes at 1/16 in vdisplay-lowlat-60fps-120hz, which that test then skips as an overloaded
- * machine: a busy machine's misses cost a repeat each, a margin costs every frame. */
-#define LOWLAT_LEAD_MARGIN_DIVISOR 64
+/* The margin added to the prediction. It covers what the percentile cannot see: the release's
+ * own wake-up error (the window's samples start at the actual release), the few microseconds from
+ * the release to the app's first instruction, and stalls of the whole machine. It counts in steps
+ * of refresh/64 (130 us at 120 Hz, 29 us at 540 Hz) because a miss costs a refresh: it scales with
+ * the refresh, not with milliseconds. */
+#define LOWLAT_MARGIN_STEP_DIVISOR 64
 
-/* The margin at a cap of refresh/n with n >= 2, where the player chose a divisor of the refresh for
- * its even cadence: 1/8, 1.04 ms at 120 Hz. There a miss does not just repeat a refresh: the frame
- * is shown for n + 1 refreshes and the next one for n - 1 (two frames off their cadence), while at
- * cap = refresh the next frame simply replaces a late one (FIFO_LATEST_READY). vkcube at 60 fps on
- * 120 Hz under validation (vdisplay-lowlat-60fps-120hz) had 3.0-5.0% of its frames off their 2
- * refreshes with 1/64 on the idle VM, 1.7% (two runs) with 1/8; the eighth costs 0.9 ms of latency. */
-#define LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR 8
+/* Its floor, the margin of a machine whose frames make their refreshes, in steps:
+ * - one step at a cap of the refresh rate and on the time grid (n <= 1). Measured with
+ *   tools/bench-display's game loop (120 Hz, 2 ms frames, cap 120) on the shared 2-core VM,
+ *   2026-12-01, 2 x 2500 frames a margin, interleaved: latency p50 / p99 and frames dropped
+ *   (missed their refresh; each a repeat)
+ *     130 us (1 step)      2.58 / 3.69 ms  0.55%
+ *     1040 us (8 steps)    3.54 / 4.65 ms  0.17%
+ *     half of p50..p99     2.84 / 5.41 ms  0.55%  (a margin widened with the window's spread)
+ *   A fixed margin charges every frame for the few that stall; the rise below charges only while
+ *   frames miss.
+ * - eight steps (1.04 ms at 120 Hz) at a cap of refresh/n with n >= 2, where the player chose a
+ *   divisor of the refresh for its even cadence. There a miss does not just repeat a refresh: the
+ *   frame is shown for n + 1 refreshes and the next one for n - 1 (two frames off their cadence),
+ *   while at cap = refresh the next frame simply replaces a late one (FIFO_LATEST_READY). vkcube
+ *   at 60 fps on 120 Hz under validation (vdisplay-lowlat-60fps-120hz) had 3.0-5.0% of its frames
+ *   off their 2 refreshes with one step on the idle VM, 1.7% (two runs) with eight. */
+#define LOWLAT_MARGIN_FLOOR_STEPS         1
+#define LOWLAT_MARGIN_FLOOR_STEPS_CADENCE 8
 
-/* The margin at refresh/n caps, n >= 2, adapts to how often this machine's frames miss their
- * refresh. The eighth above is its floor; each miss raises it by LOWLAT_CADENCE_RAISE_STEPS steps of
- * refresh/64 (an eighth of a refresh), and each LOWLAT_CADENCE_CALM_FRAMES frames in a row that made
- * their refresh lower it by one step, never above LOWLAT_CADENCE_MAX_STEPS (half a refresh in all:
- * 4.17 ms at 120 Hz). It settles where raising and lowering balance, one miss in 8 x 64 = 512
- * frames, which leaves about 0.4% of frames off their n refreshes (a miss puts two off: the late
- * one and the one after it), and it falls back to the floor within 24 x 64 frames (26 s at 60 fps)
- * of the last miss on a machine that has calmed down.
- * Why adapt: what makes a frame at such a cap miss is rarely the app's own work, which the
- * percentile covers, but stalls of the whole machine: releases woken 2-8 ms late, GPU work held as
- * long. On a quiet machine they are rare and an eighth of a refresh is enough; on the shared 2-core
- * VM (2026-12-01, tools/bench-display, 60 fps on 120 Hz, 2 ms frames) 1.0% of frames missed with
- * the eighth, 1.2% were off their 2 refreshes, and replaying those 2469 frames with the release X
- * earlier would have left X = 1 ms: 0.57% missing, 2 ms: 0.45%, 3 ms: 0.36%, 4 ms: 0.28%. Later
- * that day, busier still, 3 x 2000 frames a margin, interleaved: the fixed eighth left 2.11% of
- * frames off their 2 refreshes at a latency p50 / p99 of 5.01 / 10.61 ms; this one 1.08% at
- * 9.46 / 16.56 ms, its margin at the top most of the time (misses from stalls beyond it). A fixed
- * margin would charge every player the worst machine's latency; this one charges it only where
- * frames miss, and only up to half a refresh, where a frame shown for n refreshes still starts
- * within its own. At a cap of refresh (n = 1) a late frame is replaced by the next one
- * (FIFO_LATEST_READY) and the latency is the goal, so the margin there stays fixed. */
-#define LOWLAT_CADENCE_STEP_DIVISOR 64 /* a step: refresh/64, 130 us at 120 Hz */
-#define LOWLAT_CADENCE_RAISE_STEPS  8
-#define LOWLAT_CADENCE_CALM_FRAMES  64
-#define LOWLAT_CADENCE_MAX_STEPS    24 /* 1/8 + 24/64 = 1/2 of a refresh */
+/* On a fixed-rate display the margin adapts to how often this machine's frames miss the refresh
+ * they were planned for (presented after their target, shown later with no queue ahead of them, or
+ * not shown at all). Each miss raises it by some steps; each run of so many frames in a row that
+ * made their refresh lowers it by one; it never exceeds LOWLAT_MARGIN_TOP_STEPS, half a refresh in
+ * all, where a frame still starts within its own refresh. It settles where raising and lowering
+ * balance, and falls back to its floor on a machine that has calmed down.
+ * - At a cap of the refresh rate and on the time grid (n <= 1) latency is the point, and a miss
+ *   costs one repeated refresh: a step a miss, down a step per 256 frames on time. It settles at
+ *   one miss in 256 frames (0.4% of refreshes repeated, a stutter about every other second at
+ *   120 Hz), and a miss costs 130 us for about 2 s at 120 Hz, so a game's rare hitch barely moves
+ *   it.
+ * - At refresh/n, n >= 2, the player chose an even cadence, and a miss puts two frames off it: 8
+ *   steps a miss, down a step per 64 frames. It settles at one miss in 512 frames (0.4% of frames
+ *   off their n refreshes) and falls back from the top in 24 x 64 frames (26 s at 60 fps).
+ * Why adapt: what makes a frame miss is rarely the app's own work, which the percentile covers,
+ * but stalls of the whole machine: releases woken 1-3 ms late, GPU work held as long (lavapipe's
+ * threads on the shared 2-core VM; no sample of the window sees a late wake-up). A fixed margin
+ * charges every player the worst machine's latency; this one charges only where frames miss.
+ * tools/bench-display, cap 120 on 120 Hz, 2 ms frames, the shared 2-core VM on 2026-12-02 (a busy
+ * evening), 5000 frames a run, interleaved with a fixed margin of one step; latency p50 / p99,
+ * repeats, pooled:
+ *     fixed 1 step                      3.27 / 6.53 ms  0.96%   (3 runs)
+ *     4 steps a miss, down per 64       5.49 / 8.19 ms  0.26%
+ *     fixed 1 step                      3.47 / 7.30 ms  0.79%   (3 runs)
+ *     1 step a miss, down per 256       5.00 / 7.86 ms  0.32%   (this rule)
+ *     fixed 1 step                      2.88 / 6.38 ms  0.72%   (2 runs, LP_NUM_THREADS=0:
+ *     1 step a miss, down per 256       4.26 / 7.60 ms  0.21%    fewer lavapipe threads to stall)
+ * Replaying lowlat's logs of 7 such runs with other rules put them all on one curve, about
+ * 0.2 ms of p50 for each 0.1% of refreshes repeated, the gentler rules a little lower on it. Such
+ * a machine's misses have a long tail (stalls of 1-3 ms), so the margin meets the rate it aims
+ * for only high; on a quiet one it stays at its floor. A stutter every other second is what a
+ * player notices here, a millisecond and a half of latency hardly.
+ * At n >= 2 on 2026-12-01 (60 fps on 120 Hz) the fixed eighth left 2.11% of frames off their 2
+ * refreshes, this rule 1.08%. On a variable-rate display a late frame is shown when it is ready,
+ * no repeat: the floor there. */
+#define LOWLAT_MARGIN_RAISE_STEPS         1
+#define LOWLAT_MARGIN_CALM_FRAMES         256
+#define LOWLAT_MARGIN_RAISE_STEPS_CADENCE 8
+#define LOWLAT_MARGIN_CALM_FRAMES_CADENCE 64
+#define LOWLAT_MARGIN_TOP_STEPS           32 /* refresh/2 */
 
-struct lowlat_cadence_margin {
-	uint32_t steps;     /* above the floor, 0..LOWLAT_CADENCE_MAX_STEPS */
+struct lowlat_miss_margin {
+	uint32_t steps;     /* above the floor */
 	uint32_t calm;      /* frames on time since the last miss or step down */
 	uint64_t misses;    /* for the swapchain's summary */
-	uint32_t max_steps; /* the highest it went */
+	uint32_t max_steps; /* the highest it went, in all (floor included) */
 };
 
-/* One frame paced on the refresh grid at n >= 2: whether it missed the refresh it was meant for. */
-void lowlat_cadence_note(struct lowlat_cadence_margin *m, bool missed);
+/* One frame paced on a fixed-rate display at a cap of refresh/n (n = 0: the time grid): whether it
+ * missed the refresh it was planned for. */
+void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n);
 
-/* The margin at that many steps (a lowlat_cadence_margin's steps, or its max_steps):
- * refresh / LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR plus the steps. */
-int64_t lowlat_cadence_margin_ns(uint32_t steps, int64_t refresh_ns);
+/* The margin, floor and steps above it, at a cap of refresh/n (n = 0: the time grid), at most
+ * LOWLAT_MARGIN_TOP_STEPS steps. */
+int64_t lowlat_miss_margin_ns(const struct lowlat_miss_margin *m, int64_t refresh_ns, int64_t n);
+
+/* The highest margin it went to, for the summary. */
+int64_t lowlat_miss_margin_max_ns(const struct lowlat_miss_margin *m, int64_t refresh_ns);
 
 /* The n of the grid rule above: n >= 1 to pace on the refresh grid, 0 for the time grid. mfps is the
  * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */
@@ -158,9 +175,8 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
  * frame ready early waits for its target). */
 int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns);
 
-/* The margin lowlat_display_lead_ns adds by default, for a cap of refresh/n (n = 0: off the refresh
- * grid): refresh / LOWLAT_LEAD_MARGIN_DIVISOR, or refresh / LOWLAT_LEAD_MARGIN_CADENCE_DIVISOR for
- * n >= 2. */
+/* The margin's floor for a cap of refresh/n (n = 0: off the refresh grid): LOWLAT_MARGIN_FLOOR_STEPS
+ * steps, or LOWLAT_MARGIN_FLOOR_STEPS_CADENCE for n >= 2. */
 int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n);
 
 /* Releases on the display grid for a wait point away from the present: the app's present wait on

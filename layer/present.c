@@ -94,15 +94,15 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		            " released past a late frame (FIFO_LATEST_READY)",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
 		            sc->latency_waits, sc->latency_timeouts, sc->latency_superseded);
-	if (sc->timing.cadence.misses)
+	if (sc->timing.miss_margin.misses)
 		LOWLAT_INFO(
-		        "swapchain %ux%u: %" PRIu64 " frames missed the refresh their cadence "
-		        "planned; release margin %.0f us at the end (at most %.0f us)",
-		        sc->extent.width, sc->extent.height, sc->timing.cadence.misses,
-		        (double)lowlat_cadence_margin_ns(sc->timing.cadence.steps, sc->timing.refresh_ns) *
+		        "swapchain %ux%u: %" PRIu64 " frames missed the refresh they were planned for; "
+		        "release margin %.0f us at the end (at most %.0f us)",
+		        sc->extent.width, sc->extent.height, sc->timing.miss_margin.misses,
+		        (double)lowlat_miss_margin_ns(&sc->timing.miss_margin, sc->timing.refresh_ns,
+		                                      sc->timing.target_n) *
 		                1e-3,
-		        (double)lowlat_cadence_margin_ns(sc->timing.cadence.max_steps,
-		                                         sc->timing.refresh_ns) *
+		        (double)lowlat_miss_margin_max_ns(&sc->timing.miss_margin, sc->timing.refresh_ns) *
 		                1e-3);
 	if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT && (sc->pw_phase.hits || sc->pw_phase.misses))
 		LOWLAT_INFO("swapchain %ux%u: present-wait phase: period %.3f ms (first pixels' spacing), "
@@ -641,7 +641,7 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			continue;
 		}
 		sc->display_target_ns = sc->timing.sample_start_ns = LOWLAT_LOG_UNKNOWN;
-		sc->timing.pushed = sc->timing.judge_cadence = false;
+		sc->timing.pushed = sc->timing.judge_miss = false;
 		lowlat_timing_update(sc);
 	}
 	if (!timed)
@@ -669,11 +669,11 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 		/* The target planned at the previous present, only in the modes that allow one. */
 		if (display_paced(sc) && t->have_target) {
 			int64_t target = t->target_ns;
-			/* At a refresh/n cap, whether the frame makes its refresh tunes the margin: judged
-			 * here when it comes too late for it, from the display's report otherwise. */
-			t->judge_cadence = t->target_cadence && target >= now_ns;
-			if (t->target_cadence && target < now_ns)
-				lowlat_cadence_note(&t->cadence, true);
+			/* On a fixed-rate display, whether the frame makes its refresh tunes the margin:
+			 * judged here when it comes too late for it, from the display's report otherwise. */
+			t->judge_miss = t->target_judged && target >= now_ns;
+			if (t->target_judged && target < now_ns)
+				lowlat_miss_note(&t->miss_margin, true, t->target_n);
 			/* The app presents after its target: the frame goes at the first refresh it can, and
 			 * the grid continues from there. */
 			if (target < now_ns)
@@ -742,7 +742,7 @@ static VkResult timing_present(struct lowlat_device *dev, VkQueue queue, const V
 			                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
 			        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
 			        .target_ns = sc->display_target_ns,
-			        .cadence = t->judge_cadence && sc->display_target_ns != LOWLAT_LOG_UNKNOWN,
+			        .judged = t->judge_miss && sc->display_target_ns != LOWLAT_LOG_UNKNOWN,
 			        .seq = ++t->pushed_seq,
 			        .current = true,
 			};
@@ -776,8 +776,8 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	int64_t refresh = t->refresh_ns, next;
 	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
 	int64_t margin = t->margin_ns >= 0 ? t->margin_ns
-	                 : n >= 2          ? lowlat_cadence_margin_ns(t->cadence.steps, refresh)
-	                                   : lowlat_display_margin_ns(refresh, n);
+	                 : t->vrr          ? lowlat_display_margin_ns(refresh, n)
+	                                   : lowlat_miss_margin_ns(&t->miss_margin, refresh, n);
 	int64_t lead = lowlat_display_lead_ns(&t->ready, refresh, margin);
 	/* The CPU pacer released the previous frame (start-up, a per-present switch from a mode that
 	 * takes no targets): the grid continues an interval after that release, not from now. */
@@ -830,7 +830,8 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	t->target_ns = next;
 	t->after_release_ns = after - lead;
 	t->lead_ns = lead;
-	t->target_cadence = n >= 2;
+	t->target_judged = !t->vrr;
+	t->target_n = n;
 	t->have_target = true;
 	sc->last_release_display = true;
 	return next - lead;

@@ -297,14 +297,15 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		if (late > half && t->prev_out_ns >= p->target_ns - half && backlog > t->backlog_refreshes)
 			t->backlog_refreshes = backlog;
 	}
-	/* At a refresh/n cap: did it make the refresh it was planned for? Not shown at all (a later
-	 * frame replaced it) is a miss too. A frame late behind a queue is the queue's fault, drained
-	 * above, not the margin's. */
-	if (p->cadence && t->refresh_known) {
+	/* On a fixed-rate display: did it make the refresh it was planned for? Not shown at all (a
+	 * later frame replaced it) is a miss too. A frame late behind a queue is the queue's fault,
+	 * drained above, not the margin's. */
+	if (p->judged && t->refresh_known) {
 		int64_t half = t->refresh_ns / 2;
 		bool queued = out_ns && t->prev_out_ns >= p->target_ns - half;
 		if (!out_ns || out_ns <= p->target_ns + half || !queued)
-			lowlat_cadence_note(&t->cadence, !out_ns || out_ns > p->target_ns + half);
+			lowlat_miss_note(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
+			                 t->target_n);
 	}
 	if (out_ns)
 		t->prev_out_ns = out_ns;

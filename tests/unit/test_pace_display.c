@@ -69,55 +69,108 @@ static void margins(void)
 	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 3), 1 * MS);
 }
 
-/* The cadence margin (refresh/n caps): up a refresh/8 a miss, down a refresh/64 per 64 frames on
- * time, between refresh/8 and refresh/2; misses one in 512 frames hold it where it is. */
-static void cadence_margin(void)
+/* The release margin on a fixed-rate display: at refresh/n caps (n >= 2) from refresh/8, up
+ * refresh/8 a miss, down a refresh/64 per 64 frames on time, one miss in 512 frames holding it; at
+ * the refresh rate and on the time grid from refresh/64, up as much a miss, down as much per 256
+ * frames on time, one miss in 256 holding it; never above refresh/2. */
+static void miss_margin_cadence(void)
 {
-	struct lowlat_cadence_margin m = {0};
+	struct lowlat_miss_margin m = {0};
 	const int64_t r = 8 * MS, step = r / 64;
 
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
 	/* Frames on time at the floor stay there. */
 	for (int i = 0; i < 1000; i++)
-		lowlat_cadence_note(&m, false);
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8);
-	lowlat_cadence_note(&m, true);
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8 + 8 * step);
+		lowlat_miss_note(&m, false, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
+	lowlat_miss_note(&m, true, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 8 * step);
 	/* A miss restarts the calm count: 63 on time, a miss, 63 on time: no step down yet. */
 	for (int i = 0; i < 63; i++)
-		lowlat_cadence_note(&m, false);
-	lowlat_cadence_note(&m, true);
+		lowlat_miss_note(&m, false, 2);
+	lowlat_miss_note(&m, true, 2);
 	for (int i = 0; i < 63; i++)
-		lowlat_cadence_note(&m, false);
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8 + 16 * step);
-	lowlat_cadence_note(&m, false); /* the 64th */
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8 + 15 * step);
+		lowlat_miss_note(&m, false, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 16 * step);
+	lowlat_miss_note(&m, false, 2); /* the 64th */
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 15 * step);
 	/* A burst of misses stops at half a refresh. */
 	for (int i = 0; i < 10; i++)
-		lowlat_cadence_note(&m, true);
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 2);
+		lowlat_miss_note(&m, true, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
+	CHECK_EQ_I64(lowlat_miss_margin_max_ns(&m, r), r / 2);
 	CHECK_EQ_I64(m.misses, 12);
-	CHECK_EQ_I64(m.max_steps, LOWLAT_CADENCE_MAX_STEPS);
 	/* One miss in 512 frames balances: from any level, it stays within a raise of where it was. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_cadence_note(&m, true);
+		lowlat_miss_note(&m, true, 2);
 		for (int i = 0; i < 511; i++)
-			lowlat_cadence_note(&m, false);
+			lowlat_miss_note(&m, false, 2);
 	}
-	CHECK(m.steps >= LOWLAT_CADENCE_MAX_STEPS - 8 - 1 && m.steps <= LOWLAT_CADENCE_MAX_STEPS);
+	CHECK(lowlat_miss_margin_ns(&m, r, 2) >= r / 2 - 9 * step);
 	/* A calm machine: back at the floor within 24 x 64 frames. */
-	for (int i = 0; i < LOWLAT_CADENCE_MAX_STEPS * LOWLAT_CADENCE_CALM_FRAMES; i++)
-		lowlat_cadence_note(&m, false);
-	CHECK_EQ_I64(lowlat_cadence_margin_ns(m.steps, r), r / 8);
+	for (int i = 0; i < 24 * LOWLAT_MARGIN_CALM_FRAMES; i++)
+		lowlat_miss_note(&m, false, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
 	/* One miss in 128 frames (too many): it climbs to the top and stays. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_cadence_note(&m, true);
+		lowlat_miss_note(&m, true, 2);
 		for (int i = 0; i < 127; i++)
-			lowlat_cadence_note(&m, false);
+			lowlat_miss_note(&m, false, 2);
 	}
-	CHECK(m.steps >= LOWLAT_CADENCE_MAX_STEPS - 2);
+	CHECK(lowlat_miss_margin_ns(&m, r, 2) >= r / 2 - 2 * step);
 	/* The steps scale with the refresh: at 540 Hz the top is still half a refresh. */
-	CHECK(lowlat_cadence_margin_ns(m.steps, refresh_of(540000)) <= refresh_of(540000) / 2);
+	CHECK(lowlat_miss_margin_ns(&m, refresh_of(540000), 2) <= refresh_of(540000) / 2);
+}
+
+static void miss_margin_refresh_rate(void)
+{
+	struct lowlat_miss_margin m = {0};
+	const int64_t r = 8 * MS, step = r / 64;
+
+	/* From a refresh/64 (the time grid's too), up a refresh/64 a miss, down one per 256 on time. */
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), step);
+	for (int i = 0; i < 1000; i++)
+		lowlat_miss_note(&m, false, 1);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
+	lowlat_miss_note(&m, true, 1);
+	lowlat_miss_note(&m, true, 1);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
+	for (int i = 0; i < 255; i++)
+		lowlat_miss_note(&m, false, 1);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
+	lowlat_miss_note(&m, false, 1); /* the 256th */
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 2 * step);
+	/* Misses in a row: half a refresh at most, floor included. */
+	for (int i = 0; i < 40; i++)
+		lowlat_miss_note(&m, true, 0);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), r / 2);
+	CHECK_EQ_I64(lowlat_miss_margin_max_ns(&m, r), r / 2);
+	CHECK_EQ_I64(m.misses, 42);
+	/* One miss in 256 frames holds it near where it was; one in 1024 lets it fall to the floor. */
+	for (int round = 0; round < 20; round++) {
+		lowlat_miss_note(&m, true, 1);
+		for (int i = 0; i < 255; i++)
+			lowlat_miss_note(&m, false, 1);
+	}
+	CHECK(lowlat_miss_margin_ns(&m, r, 1) >= r / 2 - 2 * step);
+	for (int round = 0; round < 20; round++) {
+		lowlat_miss_note(&m, true, 1);
+		for (int i = 0; i < 1023; i++)
+			lowlat_miss_note(&m, false, 1);
+	}
+	CHECK(lowlat_miss_margin_ns(&m, r, 1) <= 2 * step);
+	/* The cap moves to refresh/2: the floor rises to refresh/8 and the total stays at most the top;
+	 * steps above the new top go first. */
+	for (int i = 0; i < 40; i++)
+		lowlat_miss_note(&m, true, 1);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
+	for (int i = 0; i < 64; i++)
+		lowlat_miss_note(&m, false, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
+	for (int i = 0; i < 64; i++)
+		lowlat_miss_note(&m, false, 2);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2 - step);
 }
 
 static void prediction(void)
@@ -360,7 +413,8 @@ int main(void)
 	RUN(grid_rule);
 	RUN(refresh_arithmetic);
 	RUN(margins);
-	RUN(cadence_margin);
+	RUN(miss_margin_cadence);
+	RUN(miss_margin_refresh_rate);
 	RUN(prediction);
 	RUN(claims_follow_frames);
 	RUN(claims_count);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""e2e_cadence.py — the release margin at a refresh/n cap follows the frames that miss their refresh.
+"""e2e_cadence.py — the release margin follows the frames that miss their refresh.
 
   e2e_cadence.py --manifest-dir DIR --lowlat-manifest-dir DIR --frame-cost PATH [--hz 240]
 
@@ -8,7 +8,8 @@ frame_cost (2 ms frames) runs through lowlat > validation > the virtual display,
 - at cap = refresh/2 (n = 2) every stall counts as a miss in lowlat's summary (the machine may add
   misses of its own, never fewer), and the margin went up to its top, half a refresh
   (pace_display.h: a refresh/8 a miss from refresh/8, 3 stalls reach it);
-- at cap = refresh (n = 1) the margin stays fixed: no cadence line, stalls or not.
+- at cap = refresh (n = 1) every stall counts as a miss too, and the margin rose from its floor,
+  a refresh/64, by at least one raise, a refresh/16, and stayed at most half a refresh.
 Both runs pace on the "timing" level, and the validation layer stays silent.
 """
 import os
@@ -26,8 +27,8 @@ Fail = e2e_lowlat.Fail
 FRAMES = 600
 STALL_EVERY = 100
 STALL_US = 6000
-CADENCE = re.compile(r"(\d+) frames missed the refresh their cadence planned; release margin (\d+) us "
-                     r"at the end \(at most (\d+) us\)")
+MISSED = re.compile(r"(\d+) frames missed the refresh they were planned for; release margin (\d+) us "
+                    r"at the end \(at most (\d+) us\)")
 
 
 def run(args, fps, tmp):
@@ -41,7 +42,7 @@ def run(args, fps, tmp):
     levels = [ln for ln in lines if "pacing level" in ln]
     if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
         raise Fail(f"expected one 'pacing level \"timing\"' line, got {levels}")
-    return [m for m in map(CADENCE.search, lines) if m]
+    return [m for m in map(MISSED.search, lines) if m]
 
 
 def main():
@@ -53,26 +54,29 @@ def main():
 
     hz = float(args.hz)
     refresh_ns = round(1e9 / hz)
-    top_us = (refresh_ns // 8 + 24 * (refresh_ns // 64)) / 1000
+    step_us = refresh_ns // 64 / 1000
     stalls = (FRAMES - 1) // STALL_EVERY
     tmp = tempfile.mkdtemp(prefix="lowlat-cadence-")
     try:
-        found = run(args, hz / 2, os.path.join(tmp, "half"))
-        if len(found) != 1:
-            raise Fail(f"at cap {hz / 2:g} on {hz:g} Hz: expected one cadence line in the summary, got {len(found)}")
-        misses, end_us, max_us = (int(x) for x in found[0].groups())
-        print(f"cap {hz / 2:g}: {misses} misses for {stalls} stalls, margin at most {max_us} us (top "
-              f"{top_us:.0f} us), {end_us} us at the end")
-        if misses < stalls:
-            raise Fail(f"{misses} frames counted as missed, but {stalls} were stalled past their target")
-        if abs(max_us - top_us) > 2:
-            raise Fail(f"the margin went up to {max_us} us, not to its top {top_us:.0f} us")
-        if end_us > max_us:
-            raise Fail(f"the margin at the end, {end_us} us, is above its top {max_us} us")
-        found = run(args, hz, os.path.join(tmp, "full"))
-        if found:
-            raise Fail(f"at cap = refresh the margin is fixed, yet the summary says: {found[0].group(0)}")
-        print(f"cap {hz:g}: no cadence margin, as at every cap of the refresh rate")
+        for cap, floor, raise_, reach_top in ((hz / 2, 8, 8, True), (hz, 1, 4, False)):
+            found = run(args, cap, os.path.join(tmp, f"cap{cap:g}"))
+            if len(found) != 1:
+                raise Fail(f"at cap {cap:g} on {hz:g} Hz: expected one 'frames missed' line in the summary, "
+                           f"got {len(found)}")
+            misses, end_us, max_us = (int(x) for x in found[0].groups())
+            top_us = 32 * step_us
+            print(f"cap {cap:g}: {misses} misses for {stalls} stalls, margin at most {max_us} us (floor "
+                  f"{floor * step_us:.0f} us, top {top_us:.0f} us), {end_us} us at the end")
+            if misses < stalls:
+                raise Fail(f"{misses} frames counted as missed, but {stalls} were stalled past their target")
+            if max_us > top_us + 2 or end_us > max_us:
+                raise Fail(f"the margin went to {max_us} us and ended at {end_us} us: above its top "
+                           f"{top_us:.0f} us, or above where it went")
+            if reach_top and abs(max_us - top_us) > 2:
+                raise Fail(f"the margin went up to {max_us} us, not to its top {top_us:.0f} us")
+            if max_us < (floor + raise_) * step_us - 2:
+                raise Fail(f"the margin went up to {max_us} us only: less than its floor and one raise, "
+                           f"{(floor + raise_) * step_us:.0f} us")
     except e2e_lowlat.Skip as e:
         print("skipped:", e)
         return SKIP
