@@ -103,37 +103,49 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
 	return percentile(w->sorted_ns, kept, LOWLAT_READY_PERCENTILE);
 }
 
-static uint32_t floor_steps(int64_t n)
+/* The margin's rule at a cap of refresh/n (pace_display.h): at n >= 2 the player chose an even
+ * cadence, which a miss breaks for two frames; at n <= 1 a miss costs one repeated refresh. */
+struct miss_rule {
+	uint32_t floor_steps, raise_steps, calm_frames;
+};
+
+static struct miss_rule miss_rule(int64_t n)
 {
-	return n >= 2 ? LOWLAT_MARGIN_FLOOR_STEPS_CADENCE : LOWLAT_MARGIN_FLOOR_STEPS;
+	if (n >= 2)
+		return (struct miss_rule){LOWLAT_MARGIN_FLOOR_STEPS_CADENCE,
+		                          LOWLAT_MARGIN_RAISE_STEPS_CADENCE,
+		                          LOWLAT_MARGIN_CALM_FRAMES_CADENCE};
+	return (struct miss_rule){LOWLAT_MARGIN_FLOOR_STEPS, LOWLAT_MARGIN_RAISE_STEPS,
+	                          LOWLAT_MARGIN_CALM_FRAMES};
 }
 
 int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n)
 {
-	return floor_steps(n) * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
+	return miss_rule(n).floor_steps * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
 }
 
 /* Floor and steps above it, in all, at most the top. */
 static uint32_t total_steps(const struct lowlat_miss_margin *m, int64_t n)
 {
-	uint32_t total = floor_steps(n) + m->steps;
+	uint32_t total = miss_rule(n).floor_steps + m->steps;
 
 	return total < LOWLAT_MARGIN_TOP_STEPS ? total : LOWLAT_MARGIN_TOP_STEPS;
 }
 
 void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n)
 {
-	uint32_t top = LOWLAT_MARGIN_TOP_STEPS - floor_steps(n);
+	struct miss_rule rule = miss_rule(n);
+	uint32_t top = LOWLAT_MARGIN_TOP_STEPS - rule.floor_steps;
 
 	if (missed) {
 		m->misses++;
 		m->calm = 0;
-		m->steps += n >= 2 ? LOWLAT_MARGIN_RAISE_STEPS_CADENCE : LOWLAT_MARGIN_RAISE_STEPS;
+		m->steps += rule.raise_steps;
 		if (m->steps > top)
 			m->steps = top;
 		if (total_steps(m, n) > m->max_steps)
 			m->max_steps = total_steps(m, n);
-	} else if (++m->calm >= (n >= 2 ? LOWLAT_MARGIN_CALM_FRAMES_CADENCE : LOWLAT_MARGIN_CALM_FRAMES)) {
+	} else if (++m->calm >= rule.calm_frames) {
 		m->calm = 0;
 		/* A cap changed to a higher floor leaves steps above the top: they go first. */
 		if (m->steps > top)
