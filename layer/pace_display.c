@@ -48,6 +48,20 @@ int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_
 	return vblank_ns + floor_div(t_ns - vblank_ns + refresh_ns / 2, refresh_ns) * refresh_ns;
 }
 
+int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns)
+{
+	int64_t target = lowlat_refresh_at_or_after(deadline_ns, vblank_ns, refresh_ns);
+
+	/* The previous target is a refresh start give or take the rounding of the duration: the
+	 * nearest refresh start after it. */
+	if (prev_ns != INT64_MIN) {
+		int64_t first = lowlat_refresh_nearest(prev_ns + refresh_ns, vblank_ns, refresh_ns);
+		if (target < first)
+			target = first;
+	}
+	return target;
+}
+
 /* The position of the first sorted sample >= v (binary search). */
 static uint32_t lower_bound(const int64_t *sorted, uint32_t n, int64_t v)
 {

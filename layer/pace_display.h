@@ -17,7 +17,8 @@
  *    up to the first refresh at or after its time-grid point, so frames land on refreshes rather
  *    than drifting against them (a frame ready between two refreshes waits in the queue: latency
  *    that varies from frame to frame). Targets are never earlier than the time grid, so the
- *    long-run rate is the cap; 117 on 120 Hz repeats one refresh in about 40.
+ *    long-run rate is the cap; 117 on 120 Hz repeats one refresh in about 40. Nor is a target ever
+ *    the previous frame's refresh (lowlat_time_grid_target).
  * On a variable-rate display (refreshInterval = UINT64_MAX) the time grid with absolute targets.
  *
  * The release: the late wait lets the app start its next frame at (next target - lead), lead being
@@ -143,6 +144,14 @@ int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns);
 /* Refresh starts are vblank_ns + k * refresh_ns. The first at or after t_ns, and the nearest to t_ns. */
 int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
 int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
+
+/* A time-grid target on a fixed-rate display: the first refresh at or after the grid's deadline_ns,
+ * and later than the refresh of the previous frame's target prev_ns (INT64_MIN: none). FIFO shows
+ * one frame a refresh, so a frame planned for its predecessor's refresh is late before it starts.
+ * The grid's deadline lands there when the previous present came after its own target and was moved
+ * a refresh on: the frame after it, planned for that refresh again, would start as its predecessor
+ * is shown (the latency cap) and be moved in its turn, and so on, every frame late by plan. */
+int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns);
 
 /* A sample beyond twice the window's 90th percentile plus half a refresh is a stall (a preempted
  * thread, page faults, a shader compiled on the spot), not the frame's usual work: covering it

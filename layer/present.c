@@ -807,8 +807,9 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 		next = lowlat_pacer_next_predicted_deadline(&sc->pacer, now_ns + lead);
 		after = next + lowlat_pacer_interval_ns(&sc->pacer);
 		if (!t->vrr) {
-			next = lowlat_refresh_at_or_after(next, t->vblank_ns, refresh);
-			after = lowlat_refresh_at_or_after(after, t->vblank_ns, refresh);
+			/* After this present's target (LOWLAT_LOG_UNKNOWN is INT64_MIN, none). */
+			next = lowlat_time_grid_target(next, sc->display_target_ns, t->vblank_ns, refresh);
+			after = lowlat_time_grid_target(after, next, t->vblank_ns, refresh);
 		}
 	}
 	if (t->backlog_refreshes) {

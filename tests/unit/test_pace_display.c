@@ -61,6 +61,32 @@ static void refresh_arithmetic(void)
 	CHECK_EQ_I64(lowlat_refresh_nearest(v - 2 * r - 3 * US, v, r), v - 2 * r);
 }
 
+/* 117 fps on 120 Hz: each target the first refresh at or after the time grid's deadline, but never
+ * the previous frame's refresh or one before it. A present after its target is given the next
+ * refresh; the grid's following deadline (an interval on, 8.547 ms) then falls before that
+ * refresh, and the frame after must go a refresh later, not on the same one. */
+static void time_grid_targets(void)
+{
+	int64_t r = 8333333, v = 1000 * MS, interval = 8547009;
+
+	/* The usual step: one refresh; every 40th or so: two. */
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v, v, r), v + r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + r + 10 * US, v, v, r), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + r, v, v, r), v + r);
+	/* None before: the deadline's refresh. */
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, INT64_MIN, v, r), v + r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 3 * r, INT64_MIN, v, r), v - 3 * r);
+	/* The previous present came late: planned for v, given v + r. The next deadline, an interval
+	 * after v's, falls before v + r: the target is v + 2r, not v + r again. */
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 50 * US + interval, v + r, v, r), v + 2 * r);
+	/* Far behind (the grid restarts elsewhere; the rule only keeps frames apart). */
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 5 * r, v + r, v, r), v + 2 * r);
+	/* The previous target a few ns off a refresh start (a rounded duration) is that refresh. */
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v + r + 3, v, r), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v + r - 3, v, r), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + r + 100 * US, v + r - 3, v, r), v + 2 * r);
+}
+
 static void margins(void)
 {
 	CHECK_EQ_I64(lowlat_display_margin_ns(8 * MS, 1), 8 * MS / 64);
@@ -412,6 +438,7 @@ int main(void)
 {
 	RUN(grid_rule);
 	RUN(refresh_arithmetic);
+	RUN(time_grid_targets);
 	RUN(margins);
 	RUN(miss_margin_cadence);
 	RUN(miss_margin_refresh_rate);
