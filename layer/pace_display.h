@@ -78,14 +78,14 @@
 #define LOWLAT_MARGIN_FLOOR_STEPS         1
 #define LOWLAT_MARGIN_FLOOR_STEPS_CADENCE 8
 
-/* On a fixed-rate display the margin adapts to how often this machine's frames miss the refresh
- * they were planned for (presented after their target, shown later with no queue ahead of them, or
- * not shown at all). Each miss raises it by some steps; each run of so many frames in a row that
- * made their refresh lowers it by one; it never exceeds LOWLAT_MARGIN_TOP_STEPS, half a refresh in
+/* On the refresh grid of a fixed-rate display (n >= 1) the margin adapts to how often this
+ * machine's frames miss the refresh they were planned for (presented after their target, shown later with no
+ * queue ahead of them, or not shown at all). Each miss raises it by some steps; each run of so many frames in
+ * a row that made their refresh lowers it by one; it never exceeds LOWLAT_MARGIN_TOP_STEPS, half a refresh in
  * all, where a frame still starts within its own refresh. It settles where raising and lowering
  * balance, and falls back to its floor on a machine that has calmed down.
- * - At a cap of the refresh rate and on the time grid (n <= 1) latency is the point, and a miss
- *   costs one repeated refresh: a step a miss, down a step per 256 frames on time. It settles at
+ * - At a cap of the refresh rate (n = 1) latency is the point, and a miss costs one repeated
+ *   refresh: a step a miss, down a step per 256 frames on time. It settles at
  *   one miss in 256 frames (0.4% of refreshes repeated, a stutter about every other second at
  *   120 Hz), and a miss costs 130 us for about 2 s at 120 Hz, so a game's rare hitch barely moves
  *   it.
@@ -112,7 +112,17 @@
  * player notices here, a millisecond and a half of latency hardly.
  * At n >= 2 on 2026-12-01 (60 fps on 120 Hz) the fixed eighth left 2.11% of frames off their 2
  * refreshes, this rule 1.08%. On a variable-rate display a late frame is shown when it is ready,
- * no repeat: the floor there. */
+ * no repeat: the floor there.
+ * On the time grid (117 on 120 Hz) the floor too. There the cadence is uneven by design (117 on
+ * 120 Hz shows one frame in 40 for two refreshes), a miss adds one repeat to those, and the player
+ * chose a cap just under the refresh rate for its latency. tools/bench-display, 117 on 120 Hz,
+ * 2 ms frames, 2026-12-03 (a busy morning), 5000 frames a run, 3 interleaved runs pooled:
+ *     fixed 1 step                      2.70 / 5.41 ms  0.74%
+ *     as at n = 1, at most 8 steps      4.02 / 8.15 ms  0.64%
+ *     as at n = 1 (top 32 steps)        5.95 / 10.66 ms 0.51%
+ * MangoHud late at the same cap, same morning: 6.77-7.10 ms, 1.46-1.56% repeats. The adaptive runs'
+ * frames were slower too (2.3-3.3% over 3 ms from start to ready, against 0.7%; at cap 120 the same
+ * way): whether a frame released earlier meets more of the other threads on that VM is not known. */
 #define LOWLAT_MARGIN_RAISE_STEPS         1
 #define LOWLAT_MARGIN_CALM_FRAMES         256
 #define LOWLAT_MARGIN_RAISE_STEPS_CADENCE 8
@@ -126,12 +136,12 @@ struct lowlat_miss_margin {
 	uint32_t max_steps; /* the highest it went, in all (floor included) */
 };
 
-/* One frame paced on a fixed-rate display at a cap of refresh/n (n = 0: the time grid): whether it
- * missed the refresh it was planned for. */
+/* One frame paced on a fixed-rate display at a cap of refresh/n: whether it missed the refresh it was
+ * planned for. n <= 1 takes the rule of n = 1. */
 void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n);
 
-/* The margin, floor and steps above it, at a cap of refresh/n (n = 0: the time grid), at most
- * LOWLAT_MARGIN_TOP_STEPS steps. */
+/* The margin, floor and steps above it, at a cap of refresh/n, at most LOWLAT_MARGIN_TOP_STEPS
+ * steps. */
 int64_t lowlat_miss_margin_ns(const struct lowlat_miss_margin *m, int64_t refresh_ns, int64_t n);
 
 /* The highest margin it went to, for the summary. */

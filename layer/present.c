@@ -775,9 +775,12 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	struct lowlat_swapchain_timing *t = &sc->timing;
 	int64_t refresh = t->refresh_ns, next;
 	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
+	/* The margin follows misses on the refresh grid; on the time grid and on VRR it is the floor
+	 * (pace_display.h says why). */
+	bool adapts = n >= 1;
 	int64_t margin = t->margin_ns >= 0 ? t->margin_ns
-	                 : t->vrr          ? lowlat_display_margin_ns(refresh, n)
-	                                   : lowlat_miss_margin_ns(&t->miss_margin, refresh, n);
+	                 : adapts          ? lowlat_miss_margin_ns(&t->miss_margin, refresh, n)
+	                                   : lowlat_display_margin_ns(refresh, n);
 	int64_t lead = lowlat_display_lead_ns(&t->ready, refresh, margin);
 	/* The CPU pacer released the previous frame (start-up, a per-present switch from a mode that
 	 * takes no targets): the grid continues an interval after that release, not from now. */
@@ -831,7 +834,7 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	t->target_ns = next;
 	t->after_release_ns = after - lead;
 	t->lead_ns = lead;
-	t->target_judged = !t->vrr;
+	t->target_judged = adapts;
 	t->target_n = n;
 	t->have_target = true;
 	sc->last_release_display = true;

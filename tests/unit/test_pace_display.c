@@ -153,7 +153,8 @@ static void miss_margin_refresh_rate(void)
 	struct lowlat_miss_margin m = {0};
 	const int64_t r = 8 * MS, step = r / 64;
 
-	/* From a refresh/64 (the time grid's too), up a refresh/64 a miss, down one per 256 on time. */
+	/* From a refresh/64 (n = 0, which present.c leaves at the floor, takes the same rule), up a
+	 * refresh/64 a miss, down one per 256 on time. */
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), step);
 	for (int i = 0; i < 1000; i++)
