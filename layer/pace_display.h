@@ -79,16 +79,16 @@
 #define LOWLAT_MARGIN_FLOOR_STEPS_CADENCE 8
 
 /* On the refresh grid of a fixed-rate display (n >= 1) the margin adapts to how often this
- * machine's frames miss the refresh they were planned for (presented after their target, shown later with no
- * queue ahead of them, or not shown at all). Each miss raises it by some steps; each run of so many frames in
- * a row that made their refresh lowers it by one; it never exceeds LOWLAT_MARGIN_TOP_STEPS, half a refresh in
- * all, where a frame still starts within its own refresh. It settles where raising and lowering
- * balance, and falls back to its floor on a machine that has calmed down.
+ * machine's frames miss the refresh they were planned for (presented after their target, shown
+ * later with no queue ahead of them, or not shown at all). Each miss raises it by some steps; each
+ * run of so many frames in a row that made their refresh lowers it by one; it never exceeds
+ * LOWLAT_MARGIN_TOP_STEPS, half a refresh in all, where a frame still starts within its own
+ * refresh. It settles where raising and lowering balance, and falls back to its floor on a machine
+ * that has calmed down.
  * - At a cap of the refresh rate (n = 1) latency is the point, and a miss costs one repeated
- *   refresh: a step a miss, down a step per 256 frames on time. It settles at
- *   one miss in 256 frames (0.4% of refreshes repeated, a stutter about every other second at
- *   120 Hz), and a miss costs 130 us for about 2 s at 120 Hz, so a game's rare hitch barely moves
- *   it.
+ *   refresh: a step a miss, down a step per 256 frames on time. It settles at one miss in 256
+ *   frames (0.4% of refreshes repeated, a stutter about every other second at 120 Hz), and a miss
+ *   costs 130 us for about 2 s at 120 Hz, so a game's rare hitch barely moves it.
  * - At refresh/n, n >= 2, the player chose an even cadence, and a miss puts two frames off it: 8
  *   steps a miss, down a step per 64 frames. It settles at one miss in 512 frames (0.4% of frames
  *   off their n refreshes) and falls back from the top in 24 x 64 frames (26 s at 60 fps).
@@ -120,9 +120,10 @@
  *     fixed 1 step                      2.70 / 5.41 ms  0.74%
  *     as at n = 1, at most 8 steps      4.02 / 8.15 ms  0.64%
  *     as at n = 1 (top 32 steps)        5.95 / 10.66 ms 0.51%
- * MangoHud late at the same cap, same morning: 6.77-7.10 ms, 1.46-1.56% repeats. The adaptive runs'
- * frames were slower too (2.3-3.3% over 3 ms from start to ready, against 0.7%; at cap 120 the same
- * way): whether a frame released earlier meets more of the other threads on that VM is not known. */
+ * MangoHud late at the same cap, same morning: 6.77-7.10 ms, 1.46-1.56% repeats. The adaptive
+ * runs' frames were slower too (2.3-3.3% over 3 ms from start to ready, against 0.7%; at cap 120
+ * the same way): whether a frame released earlier meets more of the other threads on that VM is
+ * not known. */
 #define LOWLAT_MARGIN_RAISE_STEPS         1
 #define LOWLAT_MARGIN_CALM_FRAMES         256
 #define LOWLAT_MARGIN_RAISE_STEPS_CADENCE 8
@@ -136,8 +137,8 @@ struct lowlat_miss_margin {
 	uint32_t max_steps; /* the highest it went, in all (floor included) */
 };
 
-/* One frame paced on a fixed-rate display at a cap of refresh/n: whether it missed the refresh it was
- * planned for. n <= 1 takes the rule of n = 1. */
+/* One frame paced on a fixed-rate display at a cap of refresh/n: whether it missed the refresh it
+ * was planned for. n <= 1 takes the rule of n = 1. */
 void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n);
 
 /* The margin, floor and steps above it, at a cap of refresh/n, at most LOWLAT_MARGIN_TOP_STEPS
@@ -155,12 +156,13 @@ int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns);
 int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
 int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
 
-/* A time-grid target on a fixed-rate display: the first refresh at or after the grid's deadline_ns,
- * and later than the refresh of the previous frame's target prev_ns (INT64_MIN: none). FIFO shows
- * one frame a refresh, so a frame planned for its predecessor's refresh is late before it starts.
- * The grid's deadline lands there when the previous present came after its own target and was moved
- * a refresh on: the frame after it, planned for that refresh again, would start as its predecessor
- * is shown (the latency cap) and be moved in its turn, and so on, every frame late by plan. */
+/* A time-grid target on a fixed-rate display: the first refresh at or after the grid's
+ * deadline_ns, and later than the refresh of the previous frame's target prev_ns (INT64_MIN: none).
+ * FIFO shows one frame a refresh, so a frame planned for its predecessor's refresh is late before
+ * it starts. The grid's deadline lands there when the previous present came after its own target
+ * and was moved a refresh on: the frame after it, planned for that refresh again, would start as
+ * its predecessor is shown (the latency cap) and be moved in its turn, and so on, every frame late
+ * by plan. */
 int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns);
 
 /* A sample beyond twice the window's 90th percentile plus half a refresh is a stall (a preempted
