@@ -94,7 +94,12 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		            " released past a late frame (FIFO_LATEST_READY)",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
 		            sc->latency_waits, sc->latency_timeouts, sc->latency_superseded);
-	if (sc->timing.miss_margin.misses)
+	if (sc->timing.miss_margin.misses && sc->timing.margin_ns >= 0)
+		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames missed the refresh they were planned for; "
+		            "release margin fixed at %.0f us (LOWLAT_BENCH_LEAD_MARGIN_US)",
+		            sc->extent.width, sc->extent.height, sc->timing.miss_margin.misses,
+		            (double)sc->timing.margin_ns * 1e-3);
+	else if (sc->timing.miss_margin.misses)
 		LOWLAT_INFO(
 		        "swapchain %ux%u: %" PRIu64 " frames missed the refresh they were planned for; "
 		        "release margin %.0f us at the end (at most %.0f us)",

@@ -389,6 +389,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 		r = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto fail_nothread;
 	}
+	/* Named, so a scheduler trace (perf sched) tells the display from the driver's threads. */
+	pthread_setname_np(sc->thread, "vd-scanout");
 	if (!lowlat_map_insert(&dev->swapchains, (uint64_t)(uintptr_t)sc, sc)) {
 		r = VK_ERROR_OUT_OF_HOST_MEMORY;
 		goto fail_thread;
