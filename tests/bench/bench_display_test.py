@@ -45,7 +45,7 @@ def write_run(tmp, name, refreshes):
             w.writerow(row)
             if i + 1 < len(refreshes):
                 for r in range(k + 1, refreshes[i + 1]):
-                    w.writerow(["1", "repeat"] + row[2:9] + [r, refresh_ns(r), 0, RATE_MHZ, 0])
+                    w.writerow([1, "repeat"] + row[2:9] + [r, refresh_ns(r), 0, RATE_MHZ, 0])
     return app, truth
 
 
