@@ -92,7 +92,7 @@ void lowlat_pacer_set_mfps(struct lowlat_pacer *p, uint32_t mfps)
 		anchor_at(p, p->last_deadline_ns);
 }
 
-int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
+static int64_t next_deadline(struct lowlat_pacer *p, int64_t now_ns, int64_t behind_max_ns)
 {
 	int64_t target;
 
@@ -108,9 +108,9 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 			p->debt_ns -= repay;
 		}
 		target = p->anchor_ns + offset_ns(p, p->n);
-		if (now_ns - target > p->whole_ns) {
-			/* More than a whole interval behind: catching up would mean a burst of unpaced
-			 * frames. Start a fresh grid at this frame instead. */
+		if (now_ns - target > behind_max_ns) {
+			/* More than a whole interval behind (and the caller's slack): catching up would
+			 * mean a burst of unpaced frames. Start a fresh grid at this frame instead. */
 			p->reanchors++;
 			p->behind_ns = now_ns - target;
 			p->lost_ns += p->behind_ns;
@@ -131,11 +131,16 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
 	return target;
 }
 
-int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *p, int64_t predicted_ns)
+int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *p, int64_t now_ns)
+{
+	return next_deadline(p, now_ns, p->whole_ns);
+}
+
+int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *p, int64_t predicted_ns, int64_t slack_ns)
 {
 	if (p->mfps && p->anchored && p->have_last && predicted_ns < p->last_deadline_ns)
 		predicted_ns = p->last_deadline_ns;
-	return lowlat_pacer_next_deadline(p, predicted_ns);
+	return next_deadline(p, predicted_ns, p->whole_ns + (slack_ns > 0 ? slack_ns : 0));
 }
 
 bool lowlat_pacer_released(struct lowlat_pacer *p, int64_t deadline_ns, int64_t released_ns)

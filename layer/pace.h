@@ -68,8 +68,13 @@ int64_t lowlat_pacer_next_deadline(struct lowlat_pacer *pacer, int64_t now_ns);
  * when frames will be ready, now plus a predicted lead. A prediction that shrank (a slow stretch
  * left its window) moves that time back by up to the shrink, which is no timeline gone backwards:
  * the grid goes on from the last deadline rather than restarting at the earlier time, which would
- * put the next target before the last one. Falling behind still re-anchors as there. */
-int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *pacer, int64_t predicted_ns);
+ * put the next target before the last one. Falling behind re-anchors as there, but only beyond an
+ * interval plus slack_ns (>= 0): a caller whose targets are rounded up to a refresh passes one
+ * refresh, since a frame moved to the next refresh leaves the frames after it that far behind
+ * their grid points without anything lost yet. Within that the grid keeps its phase and the
+ * returned deadline is behind predicted_ns; the caller shows the frame when it can be ready. */
+int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *pacer, int64_t predicted_ns,
+                                             int64_t slack_ns);
 
 /* How late lowlat's own wait may end before the grid goes on from the release instead: a quarter
  * of the interval, at most 1 ms (LOWLAT_LATE_RELEASE_MAX_NS; 463 us at 540 fps). That is a

@@ -315,25 +315,64 @@ static void shrinking_prediction_keeps_grid(void)
 	struct lowlat_pacer p, plain;
 
 	reset(&p, 100);
-	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns + 7 * MS);
+	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns + 7 * MS, 0);
 	for (int n = 1; n <= 5; n++)
-		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n - 1, 100000) + 1 * MS),
+		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n - 1, 100000) + 1 * MS, 0),
 		             grid(t0, n, 100000));
 	plain = p;
 	/* The lead fell from 7 to 3 ms: the prediction lands 2 ms before the last target. */
 	int64_t predicted = grid(t0, 5, 100000) - 2 * MS;
-	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, predicted), grid(t0, 6, 100000));
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, predicted, 0), grid(t0, 6, 100000));
 	CHECK(lowlat_pacer_next_deadline(&plain, predicted) < grid(t0, 5, 100000));
 	CHECK_EQ_I64(p.reanchors, 0);
 	/* Behind by more than an interval still starts a fresh grid there. */
 	predicted = grid(t0, 7, 100000) + 12 * MS;
-	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, predicted), predicted);
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, predicted, 0), predicted);
 	CHECK_EQ_I64(p.reanchors, 1);
 	/* Off, or before the first deadline: as the plain call. */
 	reset(&p, 0);
-	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS), 5 * MS);
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS, 0), 5 * MS);
 	reset(&p, 60);
-	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS), 5 * MS);
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS, 0), 5 * MS);
+}
+
+/* The display's time grid on a fixed-rate display passes a refresh of slack: 117 fps on 120 Hz, a
+ * frame presented after its refresh was moved to the next one, and the frames after it come a
+ * refresh apart (each as soon as it can be ready), trailing their grid points by more than an
+ * interval. The grid keeps its phase, and they catch up with it by the interval's excess over the
+ * refresh each frame: at the cap's own repeat, about 40 frames on. Without the slack the first of
+ * them restarts the grid, which then trails for good. */
+static void slack_keeps_trailing_grid(void)
+{
+	const int64_t refresh = 8333333, interval = 8547009; /* 120 Hz; 1e12 / 117000 rounded */
+	struct lowlat_pacer p, plain;
+	int n, caught = 0;
+
+	reset(&p, 117);
+	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns, refresh);
+	for (n = 1; n <= 3; n++)
+		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n, 117000) - 1 * MS, refresh),
+		             grid(t0, n, 117000));
+	plain = p;
+	/* Frame 4's refresh was lost: from frame 4 on, frame k can be ready at t0 + k * refresh plus
+	 * the refresh it lost, at first an interval and a little more after its grid point. */
+	int64_t ready = grid(t0, 3, 117000) + refresh + refresh + 600 * US;
+	CHECK(ready - grid(t0, 4, 117000) > interval);
+	CHECK(ready - grid(t0, 4, 117000) < interval + refresh);
+	CHECK_EQ_I64(lowlat_pacer_next_deadline(&plain, ready), ready);
+	CHECK_EQ_I64(plain.reanchors, 1);
+	for (n = 4; n < 60; n++, ready += refresh) {
+		int64_t deadline = lowlat_pacer_next_predicted_deadline(&p, ready, refresh);
+		CHECK_EQ_I64(deadline, grid(t0, n, 117000));
+		if (!caught && deadline >= ready)
+			caught = n;
+	}
+	CHECK_EQ_I64(p.reanchors, 0);
+	CHECK(caught > 4 && caught <= 4 + 45);
+	/* More than an interval and the slack behind: a fresh grid there. */
+	ready = grid(t0, 60, 117000) + interval + refresh + 1 * MS;
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, ready, refresh), ready);
+	CHECK_EQ_I64(p.reanchors, 1);
 }
 
 /* lowlat's own wait ended late (its thread was preempted past the deadline): the grid goes on from
@@ -506,6 +545,7 @@ int main(void)
 	RUN(cap_zero_is_off);
 	RUN(backwards_time_never_waits_long);
 	RUN(shrinking_prediction_keeps_grid);
+	RUN(slack_keeps_trailing_grid);
 	RUN(late_release_moves_grid);
 	RUN(late_release_caught_up_in_steps);
 	RUN(setter_clamps);
