@@ -164,6 +164,16 @@ struct lowlat_swapchain_timing {
 		int64_t time_ns;
 	} early[4];
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
+	/* How late this call's own present was shown after its target, when its report came inside
+	 * the call, it was presented in time for a refresh of the refresh grid and no queue held it
+	 * (0: none of that); a cadence of refresh/n moves the next target by as much (present.c,
+	 * cadence_follow_late). */
+	int64_t current_late_ns;
+	/* The latest such present shown late, also when its report came after its call: its seq and
+	 * first pixel out, for the next present's target (present.c, timing_prepare). */
+	uint64_t late_seq;
+	int64_t late_out_ns;
+	uint64_t cadence_moves; /* for the summary */
 };
 
 /* How a swapchain is paced (present.c, pacing_level_select): chosen once at creation, from the best

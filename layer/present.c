@@ -109,6 +109,10 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		                1e-3,
 		        (double)lowlat_miss_margin_max_ns(&sc->timing.miss_margin, sc->timing.refresh_ns) *
 		                1e-3);
+	if (sc->timing.cadence_moves)
+		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames moved a refresh on after the frame before "
+		            "them was shown late, keeping its cadence",
+		            sc->extent.width, sc->extent.height, sc->timing.cadence_moves);
 	if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT && (sc->pw_phase.hits || sc->pw_phase.misses))
 		LOWLAT_INFO("swapchain %ux%u: present-wait phase: period %.3f ms (first pixels' spacing), "
 		            "lead %.2f ms "
@@ -577,6 +581,7 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			        .current = false;
 		tm->pushed = tm->current_taken = false;
 		tm->early_count = 0;
+		tm->current_late_ns = 0;
 		sc->release_queued = sc->pw_paced = sc->cap_elsewhere = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
@@ -679,6 +684,20 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			t->judge_miss = t->target_judged && target >= now_ns;
 			if (t->target_judged && target < now_ns)
 				lowlat_miss_note(&t->miss_margin, true, t->target_n);
+			/* The previous present was shown late and its report came after this frame's
+			 * release (cadence_follow_late): at a cap of refresh/n this frame goes n refreshes
+			 * after it all the same, a refresh of latency for its own cadence and the late
+			 * one's. */
+			if (t->target_n >= 2 && !t->vrr && t->late_seq && t->late_seq == t->pushed_seq) {
+				int64_t after_late =
+				        lowlat_refresh_nearest(t->late_out_ns + t->target_n * t->refresh_ns,
+				                               t->vblank_ns, t->refresh_ns);
+				if (target < after_late - t->refresh_ns / 2 &&
+				    after_late - target < t->target_n * t->refresh_ns) {
+					target = after_late;
+					t->cadence_moves++;
+				}
+			}
 			/* The app presents after its target: the frame goes at the first refresh it can, and
 			 * the grid continues from there. */
 			if (target < now_ns)
@@ -1025,6 +1044,36 @@ static int64_t present_wait_release(struct lowlat_swapchain *sc, int64_t deadlin
 	return sc->target_ns;
 }
 
+/* A cap of refresh/n, n >= 2, on the display grid shows every frame for n refreshes. A frame
+ * presented in time for its refresh but shown later (its GPU work was late) breaks that for two:
+ * the one before it is shown for n + 1 refreshes, and it for n - 1 if the next frame keeps its
+ * target. At the next frame's release, n refreshes after the late frame's target less the lead,
+ * the late one's report is in if the lead is under n - 1 refreshes: then the next target moves
+ * as far as the late frame was, and the release with it, so the late frame is shown for its n
+ * refreshes and only the one before it is off its cadence. The grid goes on from there (the next
+ * present plans from its own target). With a longer lead the report may still come before the
+ * next frame's present, which then moves only its target (timing_prepare). At n = 1 the report
+ * comes after the next release; FIFO_LATEST_READY shows the next frame in the late one's stead. */
+static void cadence_follow_late(struct lowlat_swapchain *sc)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+
+	if (!t->active || !t->have_target || t->target_n < 2 || t->vrr || !t->refresh_known ||
+	    sc->release_queued || sc->cap_elsewhere || !display_paced(sc))
+		return;
+	lowlat_timing_update(sc);
+	if (!t->current_late_ns)
+		return;
+	int64_t refreshes = (t->current_late_ns + t->refresh_ns / 2) / t->refresh_ns;
+	t->current_late_ns = 0;
+	if (refreshes < 1 || refreshes >= t->target_n)
+		return; /* beyond a cadence's worth: the next frame keeps its refresh */
+	t->target_ns += refreshes * t->refresh_ns;
+	t->after_release_ns += refreshes * t->refresh_ns;
+	t->cadence_moves++;
+	lowlat_sleep_until_ns(&sc->sleeper, t->target_ns - t->lead_ns);
+}
+
 /* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present
  * timing or present wait), at the late pacing point: before the app may start frame N+1, frame
  * N+1-k must have been reported shown; with k = 1, the frame just presented. Its display feedback is polled
@@ -1239,6 +1288,11 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPre
 			}
 		}
 		wait_do(&wait, t.wait_begin_ns);
+		for (uint32_t i = 0; i < info->swapchainCount; i++) {
+			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+			if (sc && !app_targets)
+				cadence_follow_late(sc);
+		}
 		latency_cap(dev, info, result);
 		t.wait_end_ns = t.return_ns = lowlat_now_ns();
 		count_presents(dev, info, result, t.wait_end_ns);

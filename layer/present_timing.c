@@ -306,6 +306,12 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		if (!out_ns || out_ns <= p->target_ns + half || !queued)
 			lowlat_miss_note(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
 			                 t->target_n);
+		if (out_ns > p->target_ns + half && !queued) {
+			t->late_seq = p->seq;
+			t->late_out_ns = out_ns;
+			if (p->current)
+				t->current_late_ns = out_ns - p->target_ns;
+		}
 	}
 	if (out_ns)
 		t->prev_out_ns = out_ns;

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """e2e_late_frame.py — one late frame costs one refresh, not two: at cap = refresh in
 FIFO_LATEST_READY, the frame after a frame that missed its refresh is released on its grid and
-shown on its own refresh in the late one's place (present.c, latency_late_frame_superseded).
+shown on its own refresh in the late one's place (present.c, latency_late_frame_superseded). At a
+cap of refresh/2 (--half) it costs one frame its cadence, not two: the frame after it moves a
+refresh on with it (present.c, cadence_follow_late).
 
-  e2e_late_frame.py --manifest-dir DIR --lowlat-manifest-dir DIR --frame-cost PATH [--hz 120]
+  e2e_late_frame.py --manifest-dir DIR --lowlat-manifest-dir DIR --frame-cost PATH [--hz 120] [--half]
 
 frame_cost (2 ms frames) runs at cap = refresh through lowlat > validation > the virtual display,
 which makes every 150th frame ready half a refresh after its GPU work finished
@@ -20,6 +22,14 @@ refresh; in CI under load 4 of 6 passed), and without the exception for none:
 and lowlat's summary counts at least as many releases "past a late frame" as there were such
 releases. Fewer than 5 judged frames (the machine made the late frames present after their
 targets) spoil the run: run again, up to 3 times, then skip.
+
+With --half the cap is refresh/2, the late frames are ready three quarters of a refresh late, and
+the release margin is fixed at 1 ms (LOWLAT_BENCH_LEAD_MARGIN_US): lowlat's own margin rises with
+each miss at refresh/n, up to half a refresh, and with the frames' time under validation the next
+frame would then often be presented before the late one was shown, with nothing to move it by.
+For at least half of the judged late frames N, frame N+1 is shown exactly 2 refreshes after N,
+which was shown a refresh after its target (without the move: 1), and lowlat's summary counts at
+least as many frames moved.
 """
 import os
 import re
@@ -37,6 +47,7 @@ Fail = e2e_lowlat.Fail
 FRAMES = 1200
 LATE_EVERY = 150
 MIN_JUDGED = 5
+MOVED = re.compile(r"(\d+) frames moved a refresh on after the frame before them was shown late")
 SUPERSEDED = re.compile(r"max_latency_frames 1 held \d+ releases until an earlier frame was shown, \d+ more gave up "
                         r"waiting; (\d+) released past a late frame")
 
@@ -52,22 +63,30 @@ def run_once(args, attempt):
 
 def judge(args, attempt, tmp):
     refresh_ns = round(1e9 / float(args.hz))
-    late_us = refresh_ns // 2000
-    env = e2e_lowlat.lowlat_env(args, tmp, args.hz, {"LOWLAT_VDISPLAY_LATE_READY": f"{LATE_EVERY}:{late_us}"})
+    n = 2 if args.half else 1
+    cap = f"{float(args.hz) / n:g}"
+    late_us = refresh_ns * 3 // 4000 if args.half else refresh_ns // 2000
+    extra = {"LOWLAT_VDISPLAY_LATE_READY": f"{LATE_EVERY}:{late_us}"}
+    if args.half:
+        extra["LOWLAT_BENCH_LEAD_MARGIN_US"] = "1000"
+    env = e2e_lowlat.lowlat_env(args, tmp, cap, extra)
     cmd = [args.frame_cost, "--frames", str(FRAMES), "--cost-us", "2000", "--csv", os.path.join(tmp, "app.csv")]
-    print(f"run {attempt}: {' '.join(cmd)} at cap {args.hz} on {args.hz} Hz, every {LATE_EVERY}th frame ready "
+    print(f"run {attempt}: {' '.join(cmd)} at cap {cap} on {args.hz} Hz, every {LATE_EVERY}th frame ready "
           f"{late_us} us late; logs in {tmp}")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
     if not any('pacing level "timing"' in ln for ln in lines):
         raise Fail("lowlat did not pace on the \"timing\" level")
     counted = [int(m.group(1)) for m in map(SUPERSEDED.search, lines) if m]
-    if len(counted) != 1:
+    if len(counted) != 1 and not args.half:
         raise Fail("lowlat's summary does not say how many releases it let go past a late frame")
+    moved = sum(int(m.group(1)) for m in map(MOVED.search, lines) if m)
 
     logged = e2e_modes.log_rows(tmp)
     shown = {r["seq"]: r for r in vdlog.read(os.path.join(tmp, "truth.csv")) if r["event"] == "shown"}
     judged = released = on_time = 0
+    if args.half:
+        return judge_half(args, tmp, logged, shown, refresh_ns, moved)
     for seq in range(LATE_EVERY, FRAMES, LATE_EVERY):
         n = seq - 1  # the late frame's row in lowlat's log (one swapchain: its presents, from 0)
         if n + 1 >= len(logged) or not logged[n]["target_ns"] or not logged[n + 1]["target_ns"]:
@@ -103,10 +122,40 @@ def judge(args, attempt, tmp):
     return 0, "", tmp
 
 
+def judge_half(args, tmp, logged, shown, refresh_ns, moved):
+    """At refresh/2: whether the frame after each late one kept the late one's cadence."""
+    judged = kept = 0
+    for seq in range(LATE_EVERY, FRAMES, LATE_EVERY):
+        n = seq - 1
+        if n + 1 >= len(logged) or not logged[n]["target_ns"] or seq not in shown or seq + 1 not in shown:
+            continue
+        target = int(logged[n]["target_ns"])
+        if int(logged[n]["driver_ns"]) >= target or shown[seq]["time_ns"] <= target + refresh_ns // 2:
+            continue  # presented after its target, or not late after all: nothing to judge
+        judged += 1
+        shown_late = (shown[seq]["time_ns"] - target) / refresh_ns
+        step = (shown[seq + 1]["time_ns"] - shown[seq]["time_ns"]) / refresh_ns
+        ok = abs(step - 2) < 0.01
+        kept += ok
+        print(f"  frame {n} shown {shown_late:+.2f} refreshes after its target; frame {n + 1} {step:.2f} refreshes "
+              f"after it{'' if ok else '  <- off its cadence'}")
+    print(f"of {judged} judged late frames, {kept} had the next frame shown 2 refreshes after them; lowlat moved "
+          f"{moved} frames")
+    if judged < MIN_JUDGED:
+        return 2, f"only {judged} late frames were presented before their targets", tmp
+    if kept * 2 < judged:
+        raise Fail(f"after {judged - kept} of {judged} late frames the next frame kept its own target, 1 refresh "
+                   "after the late one")
+    if moved < kept:
+        raise Fail(f"lowlat counted {moved} frames moved after a late one, but {kept} were")
+    return 0, "", tmp
+
+
 def main():
     ap = e2e_lowlat.arg_parser(hz="120")
     ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
     ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take")
+    ap.add_argument("--half", action="store_true", help="cap at refresh/2 (the cadence of 2 refreshes)")
     args = ap.parse_args()
     if e2e_lowlat.cannot_run(vkcube=False):
         return SKIP

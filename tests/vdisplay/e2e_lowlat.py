@@ -13,7 +13,8 @@ Asserts, from the display's truth log and lowlat's own output:
   in the truth log and in lowlat's present log; FIFO_LATEST_READY drops nothing after the first
   target (before it, the slow first frame may be dropped for the next one, as the mode says);
 - every present after the first target carries one, and successive targets are exactly n =
-  hz/fps refreshes apart (lowlat's grid; a frame the app presents after its target restarts it);
+  hz/fps refreshes apart (lowlat's grid; a frame the app presents after its target restarts it,
+  and at n >= 2 a frame shown m refreshes late moves the next target m refreshes on);
 - at least 97% of the frames are shown for exactly n refreshes (--max-off; see below);
 - no frame that was ready by its target's refresh is shown on another one (that would be a wrong
   target, not a slow machine), but for frames queued behind a late one;
@@ -185,13 +186,19 @@ def run_once(args, attempt):
         want = refresh_of(r["target_ns"])
         if r["refresh"] > want and a["refresh"] >= want:
             queued.add(r["seq"])
+    # At a cap of refresh/n (n >= 2) a frame shown m refreshes after its target with no queue
+    # ahead of it moves the next frame's target m refreshes on with it (present.c,
+    # cadence_follow_late), so the late frame keeps its n refreshes.
     steps = {}
-    restarts = drains = 0
+    restarts = drains = moved = 0
     for a, b in zip(paced, paced[1:]):
         step = refresh_of(b["target_ns"]) - refresh_of(a["target_ns"])
         planned = vdlog.refresh_start_ns(rate, refresh_of(a["target_ns"]) + n)
+        late_by = a["refresh"] - refresh_of(a["target_ns"])
         if step > n and any(b["seq"] - 12 <= q < b["seq"] for q in queued):
             drains += 1
+        elif n >= 2 and 0 < late_by < n and a["seq"] not in queued and step == n + late_by:
+            moved += 1
         elif step != n:
             if b["queued_ns"] < planned - 1000:
                 errors.append(f"targets of requests {a['seq']} and {b['seq']} are {step} refreshes apart "
@@ -237,7 +244,8 @@ def run_once(args, attempt):
     off = 1 - exact / len(durations)
     print(f"target steps {dict(sorted(steps.items()))}; {exact} of {len(durations)} frames shown exactly {n} "
           f"refreshes ({off * 100:.2f}% off); {late} frames not ready by their target refresh ({len(dropped)} of "
-          f"them dropped), {restarts} grid restarts after a present later than its target; {drains} queue drains, "
+          f"them dropped), {restarts} grid restarts after a present later than its target, {moved} targets moved "
+          f"after a frame shown late; {drains} queue drains, "
           f"longest run of queued frames {longest}")
 
     logs = glob.glob(os.path.join(logdir, "*.csv"))
