@@ -164,13 +164,9 @@ struct lowlat_swapchain_timing {
 		int64_t time_ns;
 	} early[4];
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
-	/* How late this call's own present was shown after its target, when its report came inside
-	 * the call, it was presented in time for a refresh of the refresh grid and no queue held it
-	 * (0: none of that); a cadence of refresh/n moves the next target by as much (present.c,
-	 * cadence_follow_late). */
-	int64_t current_late_ns;
-	/* The latest such present shown late, also when its report came after its call: its seq and
-	 * first pixel out, for the next present's target (present.c, timing_prepare). */
+	/* The latest present presented in time for a refresh of the refresh grid but shown a
+	 * refresh or more later, no queue ahead of it: its seq (0: none yet) and first pixel out. At
+	 * refresh/n the next present's target moves on with it (present.c, cadence_target). */
 	uint64_t late_seq;
 	int64_t late_out_ns;
 	uint64_t cadence_moves; /* for the summary */

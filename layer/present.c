@@ -581,7 +581,6 @@ static void log_presents(struct lowlat_device *dev, const VkPresentInfoKHR *info
 			        .current = false;
 		tm->pushed = tm->current_taken = false;
 		tm->early_count = 0;
-		tm->current_late_ns = 0;
 		sc->release_queued = sc->pw_paced = sc->cap_elsewhere = false;
 		sc->target_ns = sc->display_target_ns = LOWLAT_LOG_UNKNOWN;
 		sc->frame_start_ns = t->return_ns;
@@ -623,6 +622,21 @@ static bool display_paced(const struct lowlat_swapchain *sc)
 
 	return t->active && t->refresh_known && (t->vrr || t->have_vblank) && sc->pacer.mfps &&
 	       is_fifo(sc->current_mode);
+}
+
+/* The target of the present after the latest one, at a cap of refresh/n (n >= 2) moved on as far
+ * as the latest one was shown late (no queue ahead of it), so that it is shown for its n refreshes
+ * (cadence_follow_late says why); otherwise target itself. A frame shown n or more refreshes late
+ * moves nothing: the next one keeps its refresh. */
+static int64_t cadence_target(const struct lowlat_swapchain_timing *t, int64_t target)
+{
+	if (t->target_n < 2 || t->vrr || !t->late_seq || t->late_seq != t->pushed_seq)
+		return target;
+	int64_t after_late = lowlat_refresh_nearest(t->late_out_ns + t->target_n * t->refresh_ns,
+	                                            t->vblank_ns, t->refresh_ns);
+	if (target < after_late - t->refresh_ns / 2 && after_late - target < t->target_n * t->refresh_ns)
+		return after_late;
+	return target;
 }
 
 #ifdef VK_EXT_present_timing
@@ -688,15 +702,9 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			 * release (cadence_follow_late): at a cap of refresh/n this frame goes n refreshes
 			 * after it all the same, a refresh of latency for its own cadence and the late
 			 * one's. */
-			if (t->target_n >= 2 && !t->vrr && t->late_seq && t->late_seq == t->pushed_seq) {
-				int64_t after_late =
-				        lowlat_refresh_nearest(t->late_out_ns + t->target_n * t->refresh_ns,
-				                               t->vblank_ns, t->refresh_ns);
-				if (target < after_late - t->refresh_ns / 2 &&
-				    after_late - target < t->target_n * t->refresh_ns) {
-					target = after_late;
-					t->cadence_moves++;
-				}
+			if (cadence_target(t, target) != target) {
+				target = cadence_target(t, target);
+				t->cadence_moves++;
 			}
 			/* The app presents after its target: the frame goes at the first refresh it can, and
 			 * the grid continues from there. */
@@ -1058,20 +1066,17 @@ static void cadence_follow_late(struct lowlat_swapchain *sc)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
 
-	if (!t->active || !t->have_target || t->target_n < 2 || t->vrr || !t->refresh_known ||
-	    sc->release_queued || sc->cap_elsewhere || !display_paced(sc))
+	if (!t->active || !t->pushed || !t->have_target || t->target_n < 2 || sc->release_queued ||
+	    sc->cap_elsewhere || !display_paced(sc))
 		return;
 	lowlat_timing_update(sc);
-	if (!t->current_late_ns)
+	int64_t moved = cadence_target(t, t->target_ns);
+	if (moved == t->target_ns)
 		return;
-	int64_t refreshes = (t->current_late_ns + t->refresh_ns / 2) / t->refresh_ns;
-	t->current_late_ns = 0;
-	if (refreshes < 1 || refreshes >= t->target_n)
-		return; /* beyond a cadence's worth: the next frame keeps its refresh */
-	t->target_ns += refreshes * t->refresh_ns;
-	t->after_release_ns += refreshes * t->refresh_ns;
+	t->after_release_ns += moved - t->target_ns;
+	t->target_ns = moved;
 	t->cadence_moves++;
-	lowlat_sleep_until_ns(&sc->sleeper, t->target_ns - t->lead_ns);
+	lowlat_sleep_until_ns(&sc->sleeper, moved - t->lead_ns);
 }
 
 /* The latency-frames cap (max_latency_frames = k, while lowlat caps, on swapchains with present

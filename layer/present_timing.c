@@ -309,8 +309,6 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		if (out_ns > p->target_ns + half && !queued) {
 			t->late_seq = p->seq;
 			t->late_out_ns = out_ns;
-			if (p->current)
-				t->current_late_ns = out_ns - p->target_ns;
 		}
 	}
 	if (out_ns)

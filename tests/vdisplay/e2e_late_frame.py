@@ -61,6 +61,19 @@ def run_once(args, attempt):
         return SKIP, str(e), tmp
 
 
+def presented_in_time(logged):
+    """(row, seq, target) of each frame the display made late that lowlat presented before its target,
+    with a target on the next frame too. row: its row in lowlat's log (one swapchain: its presents,
+    from 0); seq: its request in the display's."""
+    for seq in range(LATE_EVERY, FRAMES, LATE_EVERY):
+        n = seq - 1
+        if n + 1 >= len(logged) or not logged[n]["target_ns"] or not logged[n + 1]["target_ns"]:
+            continue
+        target = int(logged[n]["target_ns"])
+        if int(logged[n]["driver_ns"]) < target:
+            yield n, seq, target
+
+
 def judge(args, attempt, tmp):
     refresh_ns = round(1e9 / float(args.hz))
     n = 2 if args.half else 1
@@ -87,13 +100,9 @@ def judge(args, attempt, tmp):
     judged = released = on_time = 0
     if args.half:
         return judge_half(args, tmp, logged, shown, refresh_ns, moved)
-    for seq in range(LATE_EVERY, FRAMES, LATE_EVERY):
-        n = seq - 1  # the late frame's row in lowlat's log (one swapchain: its presents, from 0)
-        if n + 1 >= len(logged) or not logged[n]["target_ns"] or not logged[n + 1]["target_ns"]:
-            continue
-        target = int(logged[n]["target_ns"])
-        if int(logged[n]["driver_ns"]) >= target or (seq in shown and shown[seq]["time_ns"] <= target):
-            continue  # presented after its target, or not late after all: nothing to judge
+    for n, seq, target in presented_in_time(logged):
+        if seq in shown and shown[seq]["time_ns"] <= target:
+            continue  # not late after all: nothing to judge
         judged += 1
         # N+1 starts when N's present returns: the frame_start of its row.
         release = int(logged[n + 1]["frame_start_ns"]) - target
@@ -125,13 +134,9 @@ def judge(args, attempt, tmp):
 def judge_half(args, tmp, logged, shown, refresh_ns, moved):
     """At refresh/2: whether the frame after each late one kept the late one's cadence."""
     judged = kept = 0
-    for seq in range(LATE_EVERY, FRAMES, LATE_EVERY):
-        n = seq - 1
-        if n + 1 >= len(logged) or not logged[n]["target_ns"] or seq not in shown or seq + 1 not in shown:
-            continue
-        target = int(logged[n]["target_ns"])
-        if int(logged[n]["driver_ns"]) >= target or shown[seq]["time_ns"] <= target + refresh_ns // 2:
-            continue  # presented after its target, or not late after all: nothing to judge
+    for n, seq, target in presented_in_time(logged):
+        if seq not in shown or seq + 1 not in shown or shown[seq]["time_ns"] <= target + refresh_ns // 2:
+            continue  # not late after all (or not shown): nothing to judge
         judged += 1
         shown_late = (shown[seq]["time_ns"] - target) / refresh_ns
         step = (shown[seq + 1]["time_ns"] - shown[seq]["time_ns"]) / refresh_ns
