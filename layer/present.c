@@ -702,8 +702,9 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			 * release (cadence_follow_late): at a cap of refresh/n this frame goes n refreshes
 			 * after it all the same, a refresh of latency for its own cadence and the late
 			 * one's. */
-			if (cadence_target(t, target) != target) {
-				target = cadence_target(t, target);
+			int64_t moved = cadence_target(t, target);
+			if (moved != target) {
+				target = moved;
 				t->cadence_moves++;
 			}
 			/* The app presents after its target: the frame goes at the first refresh it can, and

@@ -45,6 +45,10 @@ import vdlog  # noqa: E402
 SKIP = 77
 Fail = e2e_lowlat.Fail
 FRAMES = 1200
+# At refresh/2 a late frame is judged only if it was presented before its target, which under
+# validation on the shared VM 2-7 of the 7 in 1200 frames were (2026-12-03): 12 in 1800 frames
+# (30 s at 60 fps) keep a run from being spoilt as often.
+FRAMES_HALF = 1800
 LATE_EVERY = 150
 MIN_JUDGED = 5
 MOVED = re.compile(r"(\d+) frames moved a refresh on after the frame before them was shown late")
@@ -65,7 +69,7 @@ def presented_in_time(logged):
     """(row, seq, target) of each frame the display made late that lowlat presented before its target,
     with a target on the next frame too. row: its row in lowlat's log (one swapchain: its presents,
     from 0); seq: its request in the display's."""
-    for seq in range(LATE_EVERY, FRAMES, LATE_EVERY):
+    for seq in range(LATE_EVERY, len(logged), LATE_EVERY):
         n = seq - 1
         if n + 1 >= len(logged) or not logged[n]["target_ns"] or not logged[n + 1]["target_ns"]:
             continue
@@ -83,7 +87,8 @@ def judge(args, attempt, tmp):
     if args.half:
         extra["LOWLAT_BENCH_LEAD_MARGIN_US"] = "1000"
     env = e2e_lowlat.lowlat_env(args, tmp, cap, extra)
-    cmd = [args.frame_cost, "--frames", str(FRAMES), "--cost-us", "2000", "--csv", os.path.join(tmp, "app.csv")]
+    frames = FRAMES_HALF if args.half else FRAMES
+    cmd = [args.frame_cost, "--frames", str(frames), "--cost-us", "2000", "--csv", os.path.join(tmp, "app.csv")]
     print(f"run {attempt}: {' '.join(cmd)} at cap {cap} on {args.hz} Hz, every {LATE_EVERY}th frame ready "
           f"{late_us} us late; logs in {tmp}")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
@@ -97,9 +102,9 @@ def judge(args, attempt, tmp):
 
     logged = e2e_modes.log_rows(tmp)
     shown = {r["seq"]: r for r in vdlog.read(os.path.join(tmp, "truth.csv")) if r["event"] == "shown"}
-    judged = released = on_time = 0
     if args.half:
         return judge_half(args, tmp, logged, shown, refresh_ns, moved)
+    judged = released = on_time = 0
     for n, seq, target in presented_in_time(logged):
         if seq in shown and shown[seq]["time_ns"] <= target:
             continue  # not late after all: nothing to judge
