@@ -164,9 +164,11 @@ struct lowlat_swapchain_timing {
 		int64_t time_ns;
 	} early[4];
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
-	/* The latest present presented in time for a refresh of the refresh grid but shown a
-	 * refresh or more later, no queue ahead of it: its seq (0: none yet) and first pixel out. At
-	 * refresh/n the next present's target moves on with it (present.c, cadence_target). */
+	/* The latest present that missed its refresh on a fixed-rate display: presented in time for
+	 * a refresh of the refresh grid but shown a refresh or more later, no queue ahead of it, or
+	 * reported ready after its target (an incomplete report). Its seq (0: none yet) and its first
+	 * pixel out, or the refresh it can make. The next present's target moves on with it
+	 * (present.c, cadence_target). */
 	uint64_t late_seq;
 	int64_t late_out_ns;
 	uint64_t cadence_moves; /* for the summary */

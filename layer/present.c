@@ -110,8 +110,8 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		        (double)lowlat_miss_margin_max_ns(&sc->timing.miss_margin, sc->timing.refresh_ns) *
 		                1e-3);
 	if (sc->timing.cadence_moves)
-		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames moved a refresh on after the frame before "
-		            "them was shown late, keeping its cadence",
+		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames moved on after the frame before them "
+		            "missed its refresh",
 		            sc->extent.width, sc->extent.height, sc->timing.cadence_moves);
 	if (sc->level == LOWLAT_LEVEL_PRESENT_WAIT && (sc->pw_phase.hits || sc->pw_phase.misses))
 		LOWLAT_INFO("swapchain %ux%u: present-wait phase: period %.3f ms (first pixels' spacing), "
@@ -624,17 +624,28 @@ static bool display_paced(const struct lowlat_swapchain *sc)
 	       is_fifo(sc->current_mode);
 }
 
-/* The target of the present after the latest one, at a cap of refresh/n (n >= 2) moved on as far
- * as the latest one was shown late (no queue ahead of it), so that it is shown for its n refreshes
- * (cadence_follow_late says why); otherwise target itself. A frame shown n or more refreshes late
- * moves nothing: the next one keeps its refresh. */
+/* The target of the present after the latest one, when the latest one missed its refresh (it was
+ * shown late with no queue ahead of it, or its GPU work ended after that refresh: late_out_ns is
+ * then the refresh it can make); otherwise target itself (cadence_follow_late says why):
+ *  - at a cap of refresh/n (n >= 2), moved on as far as the late one is late, so that the late one
+ *    is shown for its n refreshes. One n or more refreshes late moves nothing: the next frame
+ *    keeps its refresh;
+ *  - on the time grid of a fixed-rate display, moved to the refresh after the late one where it
+ *    was planned for the refresh the late one now takes.
+ * At n = 1 nothing moves: the next frame is shown in the late one's place. */
 static int64_t cadence_target(const struct lowlat_swapchain_timing *t, int64_t target)
 {
-	if (t->target_n < 2 || t->vrr || !t->late_seq || t->late_seq != t->pushed_seq)
+	if (t->target_n == 1 || t->vrr || !t->late_seq || t->late_seq != t->pushed_seq)
 		return target;
+	int64_t half = t->refresh_ns / 2;
+	if (!t->target_n) {
+		int64_t late_out = lowlat_refresh_nearest(t->late_out_ns, t->vblank_ns, t->refresh_ns);
+		return target > late_out - half && target < late_out + half ? late_out + t->refresh_ns
+		                                                            : target;
+	}
 	int64_t after_late = lowlat_refresh_nearest(t->late_out_ns + t->target_n * t->refresh_ns,
 	                                            t->vblank_ns, t->refresh_ns);
-	if (target < after_late - t->refresh_ns / 2 && after_late - target < t->target_n * t->refresh_ns)
+	if (target < after_late - half && after_late - target < t->target_n * t->refresh_ns)
 		return after_late;
 	return target;
 }
@@ -698,10 +709,9 @@ static bool timing_prepare(struct lowlat_device *dev, const VkPresentInfoKHR *in
 			t->judge_miss = t->target_judged && target >= now_ns;
 			if (t->target_judged && target < now_ns)
 				lowlat_miss_note(&t->miss_margin, true, t->target_n);
-			/* The previous present was shown late and its report came after this frame's
-			 * release (cadence_follow_late): at a cap of refresh/n this frame goes n refreshes
-			 * after it all the same, a refresh of latency for its own cadence and the late
-			 * one's. */
+			/* The previous present missed its refresh and its report came after this frame's
+			 * release (cadence_follow_late): this frame moves on after it all the same, a
+			 * refresh of latency for the late one's cadence, or for its being shown at all. */
 			int64_t moved = cadence_target(t, target);
 			if (moved != target) {
 				target = moved;
@@ -1053,21 +1063,29 @@ static int64_t present_wait_release(struct lowlat_swapchain *sc, int64_t deadlin
 	return sc->target_ns;
 }
 
-/* A cap of refresh/n, n >= 2, on the display grid shows every frame for n refreshes. A frame
- * presented in time for its refresh but shown later (its GPU work was late) breaks that for two:
- * the one before it is shown for n + 1 refreshes, and it for n - 1 if the next frame keeps its
- * target. At the next frame's release, n refreshes after the late frame's target less the lead,
- * the late one's report is in if the lead is under n - 1 refreshes: then the next target moves
- * as far as the late frame was, and the release with it, so the late frame is shown for its n
- * refreshes and only the one before it is off its cadence. The grid goes on from there (the next
- * present plans from its own target). With a longer lead the report may still come before the
- * next frame's present, which then moves only its target (timing_prepare). At n = 1 the report
- * comes after the next release; FIFO_LATEST_READY shows the next frame in the late one's stead. */
+/* A frame presented in time for its refresh but not ready for it (its GPU work ended late) is shown
+ * a refresh or more late, and the frame after it moves on with it where that keeps what the cap
+ * asks for:
+ *  - at a cap of refresh/n, n >= 2, every frame is shown for n refreshes. If the next frame kept
+ *    its target, the late one would be shown for n - 1 and the one before it for n + 1: two frames
+ *    off the cadence. Moved as far as the late one is late, only the one before it is;
+ *  - on the time grid of a fixed-rate display (117 on 120 Hz) the next frame is often planned for
+ *    the refresh the late one now takes, and in FIFO_LATEST_READY would replace it: a frame drawn
+ *    and never shown, and a repeated refresh the grid does not win back. Moved a refresh on, the
+ *    late frame is shown, and the frames after it follow a refresh behind their grid points until
+ *    the cap's own repeat, whose refresh they take back (the slack of pace_display.h): the late
+ *    frame costs the refresh it missed and nothing more.
+ * At the next frame's release (after the wait) the late one's report is read: the end of its GPU
+ * work comes in an incomplete report as soon as the driver has it (present_timing.c,
+ * take_partial), its first pixel once it is shown. Then the next target moves, and the release
+ * with it. Known only by the next frame's present, just its target moves (timing_prepare), a
+ * refresh of latency for that frame. At n = 1 nothing moves: FIFO_LATEST_READY shows the next
+ * frame in the late one's stead, the newest frame on the first refresh it can have. */
 static void cadence_follow_late(struct lowlat_swapchain *sc)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
 
-	if (!t->active || !t->pushed || !t->have_target || t->target_n < 2 || sc->release_queued ||
+	if (!t->active || !t->pushed || !t->have_target || t->target_n == 1 || sc->release_queued ||
 	    sc->cap_elsewhere || !display_paced(sc))
 		return;
 	lowlat_timing_update(sc);

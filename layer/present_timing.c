@@ -219,17 +219,25 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
 	return NULL;
 }
 
-/* The oldest pending present, taken off the list; NULL when none. */
-static struct lowlat_pending_present *pending_pop(struct lowlat_swapchain_timing *t)
+/* The k-th oldest pending present (k < pending_count). */
+static struct lowlat_pending_present *pending_at(struct lowlat_swapchain_timing *t, uint32_t k)
 {
-	struct lowlat_pending_present *p;
+	return &t->pending[(t->pending_first + k) % LOWLAT_TIMING_QUEUE_SIZE];
+}
 
-	if (!t->pending_count)
-		return NULL;
-	p = &t->pending[t->pending_first];
+/* The k-th oldest pending present, taken off the list: a copy, in *out. False when there is none.
+ * k is 0 unless the driver completed a present before an older one (see lowlat_timing_update). */
+static bool pending_take(struct lowlat_swapchain_timing *t, uint32_t k, struct lowlat_pending_present *out)
+{
+	if (k >= t->pending_count)
+		return false;
+	*out = *pending_at(t, k);
+	/* The older ones move up a place over it. */
+	for (uint32_t i = k; i > 0; i--)
+		*pending_at(t, i) = *pending_at(t, i - 1);
 	t->pending_first = (t->pending_first + 1) % LOWLAT_TIMING_QUEUE_SIZE;
 	t->pending_count--;
-	return p;
+	return true;
 }
 
 /* How much later than its ready time a FIFO_RELAXED image must go out to count as having waited
@@ -237,13 +245,13 @@ static struct lowlat_pending_present *pending_pop(struct lowlat_swapchain_timing
  * that time; real hardware: within the scan-out's own latency, tens of us). */
 #define LOWLAT_TEAR_SLACK_NS 100000ll /* 100 us */
 
-static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result)
+static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
-	struct lowlat_pending_present *p = pending_pop(t);
+	struct lowlat_pending_present taken, *p = &taken;
 	int64_t ready_ns = 0, out_ns = 0;
 
-	if (!p)
+	if (!pending_take(t, k, &taken))
 		return;
 	for (uint32_t s = 0; s < result->presentStageCount; s++) {
 		const VkPresentStageTimeEXT *st = &result->pPresentStages[s];
@@ -329,6 +337,36 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	}
 }
 
+/* A report still incomplete (asked for with VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT)
+ * of the k-th oldest pending present, whose GPU work may have ended already. On a fixed-rate
+ * display a FIFO frame whose work ended after the refresh it targets has missed that refresh; it
+ * goes out at the first one after, unless a later frame planned for that same refresh replaces it
+ * (FIFO_LATEST_READY). Known here, refreshes before that frame is shown, the next frame's plan can
+ * move on a refresh with it (present.c, cadence_target) and the late frame is shown rather than
+ * dropped. Only the report says so: a present not yet reported ready is not taken for a late one,
+ * as a driver may report late or not at all. */
+static void take_partial(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	const struct lowlat_pending_present *p;
+	int64_t ready_ns = 0;
+
+	if (k >= t->pending_count || !t->refresh_known || t->vrr || !t->have_vblank)
+		return;
+	p = pending_at(t, k);
+	if (p->target_ns == LOWLAT_LOG_UNKNOWN || !p->vblank_latch || p->seq == t->late_seq)
+		return;
+	for (uint32_t s = 0; s < result->presentStageCount; s++)
+		if (result->pPresentStages[s].stage == VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT &&
+		    result->pPresentStages[s].time <= (uint64_t)INT64_MAX)
+			ready_ns = (int64_t)result->pPresentStages[s].time;
+	/* The target is a refresh start give or take the rounding of the refresh duration. */
+	if (!ready_ns || ready_ns <= lowlat_refresh_nearest(p->target_ns, t->vblank_ns, t->refresh_ns))
+		return;
+	t->late_seq = p->seq;
+	t->late_out_ns = lowlat_refresh_at_or_after(ready_ns, t->vblank_ns, t->refresh_ns);
+}
+
 /* Results fetched per call. Each carries up to four stage times. */
 #define RESULTS_PER_CALL 16
 
@@ -348,6 +386,7 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 	for (uint32_t round = 0; round <= LOWLAT_TIMING_QUEUE_SIZE / RESULTS_PER_CALL; round++) {
 		VkPastPresentationTimingInfoEXT info = {
 		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
+		        .flags = VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT,
 		        .swapchain = sc->handle};
 		VkPastPresentationTimingPropertiesEXT props = {
 		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
@@ -363,12 +402,22 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 		r = dev->vk.GetPastPresentationTimingEXT(dev->handle, &info, &props);
 		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 			return;
-		for (uint32_t i = 0; i < props.presentationTimingCount; i++)
+		/* Results come in present order, the incomplete ones too (they keep their slots and
+		 * come again): k is the place among the pending presents of the next one. A complete
+		 * one after an incomplete one (a driver that finished a present before an older one)
+		 * is matched by that place all the same. */
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < props.presentationTimingCount; i++) {
 			if (results[i].reportComplete)
-				take_result(sc, &results[i]);
+				take_result(sc, &results[i], k);
+			else
+				take_partial(sc, &results[i], k++);
+		}
 		if (props.timingPropertiesCounter != t->properties_counter)
 			read_properties(sc);
-		if (r == VK_SUCCESS)
+		/* An incomplete one ends the news: those not fetched yet are younger, and the next
+		 * round would begin with the same incomplete ones again. */
+		if (r == VK_SUCCESS || k)
 			return;
 	}
 }

@@ -50,6 +50,25 @@ int main(void)
 	              VK_SUCCESS &&
 	      props.presentationTimingCount == 2);
 
+	/* Request 1's queue operations ended before the screen took it: a partial result shows that
+	 * stage alone, stays incomplete and keeps its slot; without ALLOW_PARTIAL it is not reported. */
+	vd_timing_queue_done(&q, 1, 100);
+	for (int i = 0; i < 4; i++)
+		out[i] = (VkPastPresentationTimingEXT){.presentStageCount = 4, .pPresentStages = stages[i]};
+	props.pPresentationTimings = out;
+	props.presentationTimingCount = 4;
+	CHECK(vd_timing_collect(&q, 0, &props) == VK_SUCCESS && props.presentationTimingCount == 0);
+	props.presentationTimingCount = 4;
+	CHECK(vd_timing_collect(&q, VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT, &props) ==
+	      VK_SUCCESS);
+	CHECK(props.presentationTimingCount == 2 && out[0].presentId == 11 && !out[0].reportComplete);
+	CHECK(out[0].presentStageCount == 1 &&
+	      stages[0][0].stage == VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT &&
+	      stages[0][0].time == 100);
+	CHECK(out[1].presentId == 12 && out[1].presentStageCount == 0 && !out[1].reportComplete);
+	CHECK(q.count == 2);
+	props.pPresentationTimings = NULL;
+
 	/* Request 1 latched, request 2 dropped: both complete (a dropped one's pixel stages read 0). */
 	event(&q, VD_EV_SHOWN, 1, 100, 200);
 	event(&q, VD_EV_REPLACED, 2, 150, 180);

@@ -171,9 +171,23 @@ static void *scanout_main(void *arg)
 		vd_engine_advance(&sc->engine, horizon);
 		if (sc->quit)
 			break;
+		/* The queue operations of the requests still waiting for the screen: ended once their
+		 * ready time is past (LOWLAT_VDISPLAY_LATE_READY puts it ahead of the fence). */
+		int64_t next_ready = INT64_MAX;
+		for (uint32_t i = 0; i < sc->engine.count; i++) {
+			const struct vd_request *req = &sc->engine.queue[i];
+			if (req->ready_ns == VD_TIME_UNKNOWN)
+				continue;
+			if (req->ready_ns <= horizon)
+				vd_timing_queue_done(&sc->timing, req->seq, req->ready_ns);
+			else if (req->ready_ns < next_ready)
+				next_ready = req->ready_ns;
+		}
 
-		/* Sleep until the next vblank, or until the oldest pending request becomes ready. */
+		/* Sleep until the next vblank, the oldest pending request becomes ready, or a ready time
+		 * ahead passes. */
 		int64_t next_vblank = vd_engine_next_vblank_ns(&sc->engine);
+		int64_t wake = next_ready < next_vblank ? next_ready : next_vblank;
 		uint64_t oldest_seq = UINT64_MAX;
 		for (uint32_t i = 0; i < sc->image_count; i++) {
 			if (sc->images[i].state == IMG_QUEUED && sc->images[i].submitted &&
@@ -182,7 +196,7 @@ static void *scanout_main(void *arg)
 				oldest = i;
 			}
 		}
-		int64_t wait = next_vblank - vd_now_ns();
+		int64_t wait = wake - vd_now_ns();
 		if (oldest != UINT32_MAX) {
 			VkFence fence = sc->images[oldest].fence;
 			pthread_mutex_unlock(&sc->lock);
@@ -200,7 +214,7 @@ static void *scanout_main(void *arg)
 			}
 		} else if (wait > 0) {
 			struct timespec ts;
-			vd_abs_timespec(next_vblank, &ts);
+			vd_abs_timespec(wake, &ts);
 			/* Woken early by a present; the loop then looks again. */
 			pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
 		}

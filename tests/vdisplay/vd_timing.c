@@ -53,6 +53,13 @@ static void set_stage(struct vd_timing_record *r, uint32_t bit, int64_t t)
 	r->known |= bit;
 }
 
+void vd_timing_queue_done(struct vd_timing_queue *q, uint64_t seq, int64_t ready_ns)
+{
+	for (uint32_t i = 0; i < q->count; i++)
+		if (q->records[i].seq == seq)
+			set_stage(&q->records[i], VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT, ready_ns);
+}
+
 void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev)
 {
 	const struct vd_request *req = &ev->request;

@@ -37,6 +37,10 @@ void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id,
                    VkPresentStageFlagsEXT queried);
 /* Frees the slot of a present whose submission failed. */
 void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq);
+/* Records when the queue operations of present seq ended, once that time has passed: a partial
+ * result (VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT) shows it before the present
+ * reaches the screen. */
+void vd_timing_queue_done(struct vd_timing_queue *q, uint64_t seq, int64_t ready_ns);
 /* Records the stage times a display event tells. */
 void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev);
 /* vkGetPastPresentationTimingEXT on this queue. */
