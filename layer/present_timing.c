@@ -245,6 +245,12 @@ static bool pending_take(struct lowlat_swapchain_timing *t, uint32_t k, struct l
  * that time; real hardware: within the scan-out's own latency, tens of us). */
 #define LOWLAT_TEAR_SLACK_NS 100000ll /* 100 us */
 
+/* A stage's time as lowlat's signed nanoseconds; 0 (the stage did not happen) for one out of range. */
+static int64_t stage_time_ns(const VkPresentStageTimeEXT *st)
+{
+	return st->time > (uint64_t)INT64_MAX ? 0 : (int64_t)st->time;
+}
+
 static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
@@ -255,7 +261,7 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		return;
 	for (uint32_t s = 0; s < result->presentStageCount; s++) {
 		const VkPresentStageTimeEXT *st = &result->pPresentStages[s];
-		int64_t time_ns = st->time > (uint64_t)INT64_MAX ? 0 : (int64_t)st->time;
+		int64_t time_ns = stage_time_ns(st);
 		enum lowlat_log_stage stage;
 
 		/* 0: the stage did not happen (a dropped request never reaches the screen). */
@@ -357,9 +363,8 @@ static void take_partial(struct lowlat_swapchain *sc, const VkPastPresentationTi
 	if (p->target_ns == LOWLAT_LOG_UNKNOWN || !p->vblank_latch || p->seq == t->late_seq)
 		return;
 	for (uint32_t s = 0; s < result->presentStageCount; s++)
-		if (result->pPresentStages[s].stage == VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT &&
-		    result->pPresentStages[s].time <= (uint64_t)INT64_MAX)
-			ready_ns = (int64_t)result->pPresentStages[s].time;
+		if (result->pPresentStages[s].stage == VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT)
+			ready_ns = stage_time_ns(&result->pPresentStages[s]);
 	/* The target is a refresh start give or take the rounding of the refresh duration. */
 	if (!ready_ns || ready_ns <= lowlat_refresh_nearest(p->target_ns, t->vblank_ns, t->refresh_ns))
 		return;
