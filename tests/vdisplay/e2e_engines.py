@@ -499,6 +499,16 @@ def run_once(args, attempt):
         raise Fail(f"the game thread starts frame N {gate_ms:.2f} ms after frame N - {args.latency} was released "
                    f"by lowlat (and shown or done), not within [0, {args.release_max_ms}] ms")
     if args.photon_max_frames is not None and photon_ms > args.photon_max_frames * frame_ms:
+        # lowlat releases a frame its predicted start-to-ready time before the target: a machine
+        # whose GPU work stalled now and then (lavapipe beside the TSan builds, 2026-12-03: present
+        # to ready up to 24 ms) puts that prediction, and so this latency, past the bound. Then the
+        # run shows the machine, not lowlat: run again. A latency over the bound with a prediction
+        # under it (a queue, a release too early) fails.
+        leads = sorted(int(r["predicted_ready_ns"]) for r in lowlat_rows if r["predicted_ready_ns"])
+        lead_ms = leads[len(leads) // 2] / 1e6 if leads else 0
+        if stalls and lead_ms > args.photon_max_frames * frame_ms:
+            return SLOWED, (f"{photon_ms:.2f} ms from start to first pixel, lowlat's predicted start-to-ready "
+                            f"time {lead_ms:.2f} ms (median) after {misses} late images"), tmp
         raise Fail(f"the game thread starts {photon_ms:.2f} ms before its frame's first pixel, more than "
                    f"{args.photon_max_frames} frames")
     if args.late_max_ms is not None and late_ms > args.late_max_ms:
