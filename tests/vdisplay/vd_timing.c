@@ -34,16 +34,23 @@ void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id,
 	        .seq = seq, .present_id = present_id, .target_time = target_time, .queried = queried};
 }
 
+/* The outstanding record of present seq; NULL when it has none (no stage queries, or collected). */
+static struct vd_timing_record *record_of(struct vd_timing_queue *q, uint64_t seq)
+{
+	for (uint32_t i = 0; i < q->count; i++)
+		if (q->records[i].seq == seq)
+			return &q->records[i];
+	return NULL;
+}
+
 void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq)
 {
-	for (uint32_t i = 0; i < q->count; i++) {
-		if (q->records[i].seq == seq) {
-			memmove(&q->records[i], &q->records[i + 1],
-			        (q->count - i - 1) * sizeof(q->records[0]));
-			q->count--;
-			return;
-		}
-	}
+	struct vd_timing_record *r = record_of(q, seq);
+
+	if (!r)
+		return;
+	memmove(r, r + 1, (size_t)(q->records + q->count - (r + 1)) * sizeof(*r));
+	q->count--;
 }
 
 static void set_stage(struct vd_timing_record *r, uint32_t bit, int64_t t)
@@ -55,30 +62,26 @@ static void set_stage(struct vd_timing_record *r, uint32_t bit, int64_t t)
 
 void vd_timing_queue_done(struct vd_timing_queue *q, uint64_t seq, int64_t ready_ns)
 {
-	for (uint32_t i = 0; i < q->count; i++)
-		if (q->records[i].seq == seq)
-			set_stage(&q->records[i], VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT, ready_ns);
+	struct vd_timing_record *r = record_of(q, seq);
+
+	if (r)
+		set_stage(r, VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT, ready_ns);
 }
 
 void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev)
 {
 	const struct vd_request *req = &ev->request;
+	struct vd_timing_record *r;
 
-	if (ev->kind == VD_EV_REPEAT || ev->kind == VD_EV_RELEASED)
+	if (ev->kind == VD_EV_REPEAT || ev->kind == VD_EV_RELEASED || !(r = record_of(q, req->seq)))
 		return;
-	for (uint32_t i = 0; i < q->count; i++) {
-		struct vd_timing_record *r = &q->records[i];
-		if (r->seq != req->seq)
-			continue;
-		set_stage(r, VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT, req->ready_ns);
-		set_stage(r, VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT, req->dequeued_ns);
-		/* The display has no latency of its own: first pixel out is first pixel visible. A
-		 * dropped request never reaches the screen; its pixel stages are reported as 0. */
-		int64_t pixel = ev->kind == VD_EV_SHOWN ? req->first_pixel_ns : 0;
-		set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT, pixel);
-		set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT, pixel);
-		return;
-	}
+	set_stage(r, VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT, req->ready_ns);
+	set_stage(r, VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT, req->dequeued_ns);
+	/* The display has no latency of its own: first pixel out is first pixel visible. A dropped
+	 * request never reaches the screen; its pixel stages are reported as 0. */
+	int64_t pixel = ev->kind == VD_EV_SHOWN ? req->first_pixel_ns : 0;
+	set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT, pixel);
+	set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT, pixel);
 }
 
 static bool complete(const struct vd_timing_record *r)
