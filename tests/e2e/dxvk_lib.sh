@@ -36,6 +36,18 @@ frame_start_fps() {
 		END { if (n > 1 && last > first) printf "%.2f\n", (n - 1) / ((last - first) * 1e-9); else print 0 }' "$1"
 }
 
+# frame_start_interval_ms FILE: the median time between the program's own frame starts, without
+# the first 10 frames: the cadence the limiter set. A stall of the shared machine lengthens a few
+# intervals, and the mean rate with them, but not the median.
+frame_start_interval_ms() {
+	python3 - "$1" <<'PY'
+import statistics, sys
+starts = [int(line) for line in open(sys.argv[1])][10:]
+gaps = [(b - a) / 1e6 for a, b in zip(starts, starts[1:])]
+print(f"{statistics.median(gaps):.3f}" if gaps else 0)
+PY
+}
+
 # check_release_to_start NAME MAX_MS: each frame of $e2e_tmp/NAME.starts (the program's own frame
 # starts) against the release lowlat logged for it in $e2e_tmp/NAME.logs (the log's row for present
 # k carries the wait, at the app's latency sleep or input call, before frame k): none may start
