@@ -104,7 +104,12 @@ static int64_t percentile(const int64_t *sorted, uint32_t n, uint32_t p)
 	return sorted[rank ? rank - 1 : 0];
 }
 
-int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refresh_ns)
+uint32_t lowlat_ready_percentile(int64_t n)
+{
+	return n == 1 ? LOWLAT_READY_PERCENTILE_REFRESH : LOWLAT_READY_PERCENTILE;
+}
+
+int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refresh_ns, uint32_t p)
 {
 	int64_t stall_ns;
 	uint32_t kept;
@@ -114,7 +119,7 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
 	stall_ns = LOWLAT_READY_STALL_FACTOR * percentile(w->sorted_ns, w->count, 90) + refresh_ns / 2;
 	/* The samples at or below the bound; the 90th percentile itself always is. */
 	kept = lower_bound(w->sorted_ns, w->count, stall_ns + 1);
-	return percentile(w->sorted_ns, kept, LOWLAT_READY_PERCENTILE);
+	return percentile(w->sorted_ns, kept, p);
 }
 
 /* The margin's rule at a cap of refresh/n (pace_display.h): at n >= 2 the player chose an even
@@ -179,9 +184,10 @@ int64_t lowlat_miss_margin_max_ns(const struct lowlat_miss_margin *m, int64_t re
 	return m->max_steps * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
 }
 
-int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns)
+int64_t lowlat_display_lead_ns(const struct lowlat_ready_window *w, int64_t refresh_ns, int64_t margin_ns,
+                               uint32_t percentile)
 {
-	int64_t predicted = lowlat_ready_predict(w, refresh_ns);
+	int64_t predicted = lowlat_ready_predict(w, refresh_ns, percentile);
 
 	if (w->count < LOWLAT_READY_MIN_SAMPLES && predicted < refresh_ns)
 		predicted = refresh_ns;

@@ -824,7 +824,7 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	int64_t margin = t->margin_ns >= 0 ? t->margin_ns
 	                 : adapts          ? lowlat_miss_margin_ns(&t->miss_margin, refresh, n)
 	                                   : lowlat_display_margin_ns(refresh, n);
-	int64_t lead = lowlat_display_lead_ns(&t->ready, refresh, margin);
+	int64_t lead = lowlat_display_lead_ns(&t->ready, refresh, margin, lowlat_ready_percentile(n));
 	/* The CPU pacer released the previous frame (start-up, a per-present switch from a mode that
 	 * takes no targets): the grid continues an interval after that release, not from now. */
 	bool from_cpu = !sc->last_release_display && sc->last_release_ns;

@@ -117,7 +117,8 @@ bool lowlat_refresh_paced(const struct lowlat_swapchain *sc)
  * Before any sample: one refresh, which catches every frame that takes less. */
 static int64_t refresh_lead_ns(const struct lowlat_ready_window *w, int64_t period_ns)
 {
-	int64_t lead = lowlat_display_lead_ns(w, period_ns, period_ns / LOWLAT_REFRESH_MARGIN_DIVISOR);
+	int64_t lead = lowlat_display_lead_ns(w, period_ns, period_ns / LOWLAT_REFRESH_MARGIN_DIVISOR,
+	                                      LOWLAT_READY_PERCENTILE);
 	int64_t fastest = w->count ? w->sorted_ns[0] : 0;
 
 	return lead < fastest + period_ns ? lead : fastest + period_ns;
