@@ -47,5 +47,13 @@ frames=$((BASH_REMATCH[1] + BASH_REMATCH[2]))
 [ "${BASH_REMATCH[4]}" -ge 1 ] || fail "no device was recreated: $summary"
 
 presents=$(summary_presents "$out" | awk '{ n += $1 } END { print n + 0 }')
-[ "$presents" = "$frames" ] || fail "lowlat counted $presents presents, the app made $frames"
+if [ "$presents" != "$frames" ]; then
+	# Seen once (i386 build, clean-clone CI, 2026-12-03: 5720 against 5730) and not in reruns:
+	# what is needed to tell a swapchain lowlat never summarized from a summary line broken up.
+	echo "stress: $(grep -c '^lowlat: swapchain [0-9]*x[0-9]*: present mode ' "$out") swapchains created," \
+		"$(summary_presents "$out" | wc -l) summaries; lines naming presents not at a line start:"
+	grep -n '.lowlat: swapchain .* presents in ' "$out" | head -n 5
+	grep -n 'pass through\|out of memory' "$out" | head -n 5
+	fail "lowlat counted $presents presents, the app made $frames"
+fi
 echo "$summary; lowlat counted all $presents presents; $reloads live reloads"
