@@ -48,14 +48,18 @@ int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_
 	return vblank_ns + floor_div(t_ns - vblank_ns + refresh_ns / 2, refresh_ns) * refresh_ns;
 }
 
-int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns)
+int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns,
+                                int64_t interval_ns)
 {
 	int64_t target = lowlat_refresh_at_or_after(deadline_ns, vblank_ns, refresh_ns);
+	int64_t step = interval_ns / refresh_ns;
 
+	if (step < 1)
+		step = 1;
 	/* The previous target is a refresh start give or take the rounding of the duration: the
-	 * nearest refresh start after it. */
+	 * nearest refresh start a short step after it. */
 	if (prev_ns != INT64_MIN) {
-		int64_t first = lowlat_refresh_nearest(prev_ns + refresh_ns, vblank_ns, refresh_ns);
+		int64_t first = lowlat_refresh_nearest(prev_ns + step * refresh_ns, vblank_ns, refresh_ns);
 		if (target < first)
 			target = first;
 	}

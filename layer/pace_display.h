@@ -20,10 +20,15 @@
  *    long-run rate is the cap; 117 on 120 Hz repeats one refresh in about 40. Nor is a target ever
  *    the previous frame's refresh (lowlat_time_grid_target), nor before the frame can be ready.
  *    A frame presented after its refresh (released late, or slow) is moved to the next one, and
- *    the frames after it then trail their grid points by up to a refresh, a frame every refresh,
- *    until the cap's own repeat comes: its refresh is the one they are on, so they take it back.
- *    The late frame's repeat replaces a planned one. Only a grid more than an interval and a
- *    refresh behind restarts (lowlat_pacer_next_predicted_deadline's slack). Restarting at an
+ *    the frames after it then trail their grid points, a frame every refresh, until the cap's own
+ *    repeat comes: its refresh is the one they are on, so they take it back. The late frame's
+ *    repeat replaces a planned one. A stall of several refreshes (the machine's or the app's) is
+ *    taken back the same way, a refresh at each of the cap's next repeats, so the display shows
+ *    the cap's count of frames in the long run and a stall costs only the refreshes it held.
+ *    Catching up never steps faster than the cap's own short step (lowlat_time_grid_target) and
+ *    never queues: each frame has a refresh of its own and is released just in time for it. Only
+ *    a grid more than an interval and LOWLAT_TIME_GRID_TRAIL_REFRESHES behind restarts
+ *    (lowlat_pacer_next_predicted_deadline's slack). Restarting at an
  *    interval, as the CPU grid does, kept the repeat and added the cap's own later: 117 on 120 Hz,
  *    2 ms frames, tools/bench-display's game loop on the shared 2-core VM, 2026-12-03, 12
  *    interleaved pairs of runs of 3000 frames (two sets), repeats beyond the cap's own 0.55% and
@@ -204,13 +209,27 @@ int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refr
 int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
 
 /* A time-grid target on a fixed-rate display: the first refresh at or after the grid's
- * deadline_ns, and later than the refresh of the previous frame's target prev_ns (INT64_MIN: none).
- * FIFO shows one frame a refresh, so a frame planned for its predecessor's refresh is late before
- * it starts. The grid's deadline lands there when the previous present came after its own target
- * and was moved a refresh on: the frame after it, planned for that refresh again, would start as
- * its predecessor is shown (the latency cap) and be moved in its turn, and so on, every frame late
- * by plan. */
-int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns);
+ * deadline_ns, and at least the cap's short step after the refresh of the previous frame's target
+ * prev_ns (INT64_MIN: none). The short step is floor(interval / refresh) refreshes, at least one:
+ * the cap steps by it and by one refresh more (117 on 120 Hz: 1 and 2; 50 on 144 Hz: 2 and 3), so
+ * a grid catching up after a stall only takes the shorter of its own steps more often, never a
+ * burst at the refresh rate. FIFO shows one frame a refresh, so a frame planned for its
+ * predecessor's refresh is late before it starts. The grid's deadline lands there when the
+ * previous present came after its own target and was moved a refresh on: the frame after it,
+ * planned for that refresh again, would start as its predecessor is shown (the latency cap) and be
+ * moved in its turn, and so on, every frame late by plan. */
+int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns,
+                                int64_t interval_ns);
+
+/* How far the time grid of a fixed-rate display may trail its grid points, beyond an interval,
+ * before it restarts: six refreshes (50 ms at 120 Hz, 25 ms at 240 Hz). The frames take them back
+ * one at each of the cap's own repeats, so within six of those (2 s at 117 on 120 Hz, 0.3 s at
+ * 100): a hitch never buys seconds of frames above the cap, and a longer one (a loading screen)
+ * restarts the grid as the CPU grid does. With one refresh (the rule before), a stall of the
+ * shared 2-core VM longer than an interval and a refresh restarted the grid, and the refreshes
+ * it held were lost for good, each a repeat on top of the cap's own. On a variable-rate display
+ * a late frame is shown when it is ready and there is no repeat to take back: no slack there. */
+#define LOWLAT_TIME_GRID_TRAIL_REFRESHES 6
 
 /* A sample beyond twice the window's 90th percentile plus half a refresh is a stall (a preempted
  * thread, page faults, a shader compiled on the spot), not the frame's usual work: covering it

@@ -851,17 +851,20 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 		if (from_cpu)
 			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
 		int64_t ready = now_ns + lead;
-		/* On a fixed-rate display the grid may trail by a refresh more before it restarts: a
-		 * frame presented after its refresh was moved to the next one, and the frames after it
-		 * follow a refresh behind their grid points (each target at or after the time it can be
-		 * ready) until the cap's own repeat, whose refresh they take back (pace_display.h). */
-		next = lowlat_pacer_next_predicted_deadline(&sc->pacer, ready, t->vrr ? 0 : refresh);
-		after = next + lowlat_pacer_interval_ns(&sc->pacer);
+		/* On a fixed-rate display the grid may trail by some refreshes more before it restarts:
+		 * a frame presented after its refresh was moved to the next one, or a stall held several,
+		 * and the frames after it follow behind their grid points (each target at or after the
+		 * time it can be ready) until the cap's own repeats, whose refreshes they take back
+		 * (pace_display.h). */
+		int64_t interval = lowlat_pacer_interval_ns(&sc->pacer);
+		next = lowlat_pacer_next_predicted_deadline(
+		        &sc->pacer, ready, t->vrr ? 0 : LOWLAT_TIME_GRID_TRAIL_REFRESHES * refresh);
+		after = next + interval;
 		if (!t->vrr) {
 			/* After this present's target (LOWLAT_LOG_UNKNOWN is INT64_MIN, none). */
 			next = lowlat_time_grid_target(next < ready ? ready : next, sc->display_target_ns,
-			                               t->vblank_ns, refresh);
-			after = lowlat_time_grid_target(after, next, t->vblank_ns, refresh);
+			                               t->vblank_ns, refresh, interval);
+			after = lowlat_time_grid_target(after, next, t->vblank_ns, refresh, interval);
 		}
 	}
 	if (t->backlog_refreshes) {

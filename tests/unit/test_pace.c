@@ -336,7 +336,8 @@ static void shrinking_prediction_keeps_grid(void)
 	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS, 0), 5 * MS);
 }
 
-/* The display's time grid on a fixed-rate display passes a refresh of slack: 117 fps on 120 Hz, a
+/* The display's time grid on a fixed-rate display passes slack (six refreshes, pace_display.h; one
+ * here, and six in stall_taken_back_within_slack): 117 fps on 120 Hz, a
  * frame presented after its refresh was moved to the next one, and the frames after it come a
  * refresh apart (each as soon as it can be ready), trailing their grid points by more than an
  * interval. The grid keeps its phase, and they catch up with it by the interval's excess over the
@@ -372,6 +373,43 @@ static void slack_keeps_trailing_grid(void)
 	/* More than an interval and the slack behind: a fresh grid there. */
 	ready = grid(t0, 60, 117000) + interval + refresh + 1 * MS;
 	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, ready, refresh), ready);
+	CHECK_EQ_I64(p.reanchors, 1);
+}
+
+/* A stall of 4 refreshes (33 ms) at 117 fps on 120 Hz, within six refreshes of slack: the frames
+ * after it come a refresh apart and the grid keeps its phase; they catch up with it a refresh at
+ * each of the cap's own repeats, about 4 x 40 frames on, with no re-anchor. With one refresh of
+ * slack the same stall restarts the grid, and the 4 refreshes are lost. */
+static void stall_taken_back_within_slack(void)
+{
+	const int64_t refresh = 8333333, slack = 6 * refresh;
+	struct lowlat_pacer p, plain;
+	int n, caught = 0;
+
+	reset(&p, 117);
+	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns, slack);
+	for (n = 1; n <= 3; n++)
+		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n, 117000) - 1 * MS, slack),
+		             grid(t0, n, 117000));
+	plain = p;
+	/* Frame 4 can be ready 4 refreshes after its grid point, and each frame after it a refresh
+	 * later than the one before. */
+	int64_t ready = grid(t0, 4, 117000) + 4 * refresh;
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&plain, ready, refresh), ready);
+	CHECK_EQ_I64(plain.reanchors, 1);
+	for (n = 4; n < 300; n++, ready += refresh) {
+		int64_t deadline = lowlat_pacer_next_predicted_deadline(&p, ready, slack);
+		CHECK_EQ_I64(deadline, grid(t0, n, 117000));
+		if (deadline >= ready) {
+			caught = n;
+			break;
+		}
+	}
+	CHECK_EQ_I64(p.reanchors, 0);
+	CHECK(caught > 4 + 3 * 39 && caught <= 4 + 4 * 40);
+	/* Beyond an interval and the slack: a fresh grid there. */
+	ready = grid(t0, caught + 1, 117000) + 8547009 + slack + 1 * MS;
+	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, ready, slack), ready);
 	CHECK_EQ_I64(p.reanchors, 1);
 }
 
@@ -546,6 +584,7 @@ int main(void)
 	RUN(backwards_time_never_waits_long);
 	RUN(shrinking_prediction_keeps_grid);
 	RUN(slack_keeps_trailing_grid);
+	RUN(stall_taken_back_within_slack);
 	RUN(late_release_moves_grid);
 	RUN(late_release_caught_up_in_steps);
 	RUN(setter_clamps);

@@ -71,21 +71,31 @@ static void time_grid_targets(void)
 	int64_t r = 8333333, v = 1000 * MS, interval = 8547009;
 
 	/* The usual step: one refresh; every 40th or so: two. */
-	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v, v, r), v + r);
-	CHECK_EQ_I64(lowlat_time_grid_target(v + r + 10 * US, v, v, r), v + 2 * r);
-	CHECK_EQ_I64(lowlat_time_grid_target(v + r, v, v, r), v + r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v, v, r, interval), v + r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + r + 10 * US, v, v, r, interval), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + r, v, v, r, interval), v + r);
 	/* None before: the deadline's refresh. */
-	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, INT64_MIN, v, r), v + r);
-	CHECK_EQ_I64(lowlat_time_grid_target(v - 3 * r, INT64_MIN, v, r), v - 3 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, INT64_MIN, v, r, interval), v + r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 3 * r, INT64_MIN, v, r, interval), v - 3 * r);
 	/* The previous present came late: planned for v, given v + r. The next deadline, an interval
 	 * after v's, falls before v + r: the target is v + 2r, not v + r again. */
-	CHECK_EQ_I64(lowlat_time_grid_target(v - 50 * US + interval, v + r, v, r), v + 2 * r);
-	/* Far behind (the grid restarts elsewhere; the rule only keeps frames apart). */
-	CHECK_EQ_I64(lowlat_time_grid_target(v - 5 * r, v + r, v, r), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 50 * US + interval, v + r, v, r, interval), v + 2 * r);
+	/* Far behind (catching up; the grid restarts elsewhere, the rule only keeps frames apart). */
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 5 * r, v + r, v, r, interval), v + 2 * r);
 	/* The previous target a few ns off a refresh start (a rounded duration) is that refresh. */
-	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v + r + 3, v, r), v + 2 * r);
-	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v + r - 3, v, r), v + 2 * r);
-	CHECK_EQ_I64(lowlat_time_grid_target(v + r + 100 * US, v + r - 3, v, r), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v + r + 3, v, r, interval), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 100 * US, v + r - 3, v, r, interval), v + 2 * r);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + r + 100 * US, v + r - 3, v, r, interval), v + 2 * r);
+	/* Catching up (deadlines behind the previous target) steps by the cap's short step: at
+	 * 117 on 120 Hz one refresh; at 50 on 144 Hz (20 ms, 2.88 refreshes: steps of 3 and 2) two,
+	 * never one. */
+	const int64_t r144 = 6944444, interval50 = 20 * MS;
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 5 * r144, v, v, r144, interval50), v + 2 * r144);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 2 * r144 - 10 * US, v, v, r144, interval50), v + 2 * r144);
+	CHECK_EQ_I64(lowlat_time_grid_target(v + 2 * r144 + 10 * US, v, v, r144, interval50), v + 3 * r144);
+	/* A cap above the refresh rate off the refresh grid cannot be (n = 1 there), but an interval
+	 * under a refresh still steps one. */
+	CHECK_EQ_I64(lowlat_time_grid_target(v - 5 * r, v, v, r, r / 2), v + r);
 }
 
 static void margins(void)
