@@ -5,10 +5,10 @@
  *
  * The only file of the config module that includes Vulkan headers.
  */
+#include "vk_compat.h" /* VK_EXT_layer_settings on older headers */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "vk_compat.h" /* VK_EXT_layer_settings on older headers */
 
 #include "config.h"
 
