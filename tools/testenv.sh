@@ -73,3 +73,16 @@ testenv_sanitizer_env() {
 testenv_can_build_i386() {
 	command -v i686-linux-gnu-gcc >/dev/null && i686-linux-gnu-pkg-config --exists vulkan libdrm 2>/dev/null
 }
+
+# testenv_can_run_i386: the kernel runs 32-bit x86 programs. Some VMs' kernels cannot (built
+# without IA32 emulation, booted with ia32_emulation=0, or a guest mode without 32-bit segments:
+# every exec then fails with "Exec format error"), so a program of the cross toolchain's is run.
+testenv_can_run_i386() {
+	local dir rc
+	dir=$(mktemp -d) || return 1
+	printf 'int main(void) { return 0; }\n' >"$dir/probe.c"
+	i686-linux-gnu-gcc -o "$dir/probe" "$dir/probe.c" 2>/dev/null && "$dir/probe" 2>/dev/null
+	rc=$?
+	rm -rf "$dir"
+	return "$rc"
+}
