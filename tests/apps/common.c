@@ -3,10 +3,9 @@
 
 #include <stddef.h>
 
-VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out)
+static VkResult create_instance(const char *app_name, const char *const *extensions, uint32_t count,
+                                const VkAllocationCallbacks *allocator, VkInstance *out)
 {
-	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
-	                                         VK_KHR_XCB_SURFACE_EXTENSION_NAME};
 	const VkApplicationInfo app = {
 	        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
 	        .pApplicationName = app_name,
@@ -15,11 +14,40 @@ VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allo
 	const VkInstanceCreateInfo info = {
 	        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 	        .pApplicationInfo = &app,
-	        .enabledExtensionCount = sizeof(extensions) / sizeof(extensions[0]),
+	        .enabledExtensionCount = count,
 	        .ppEnabledExtensionNames = extensions,
 	};
 
 	return vkCreateInstance(&info, allocator, out);
+}
+
+VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out)
+{
+	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
+	                                         VK_KHR_XCB_SURFACE_EXTENSION_NAME};
+
+	return create_instance(app_name, extensions, 2, allocator, out);
+}
+
+VkResult instance_create_headless(const char *app_name, const VkAllocationCallbacks *allocator,
+                                  VkInstance *out)
+{
+	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
+	                                         VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME};
+
+	return create_instance(app_name, extensions, 2, allocator, out);
+}
+
+VkResult surface_create_headless(VkInstance instance, const VkAllocationCallbacks *allocator,
+                                 VkSurfaceKHR *out)
+{
+	/* An EXT command: the loader exports only the KHR window-system ones. */
+	PFN_vkCreateHeadlessSurfaceEXT create =
+	        (PFN_vkCreateHeadlessSurfaceEXT)vkGetInstanceProcAddr(instance, "vkCreateHeadlessSurfaceEXT");
+	const VkHeadlessSurfaceCreateInfoEXT info = {
+	        .sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
+
+	return create ? create(instance, &info, allocator, out) : VK_ERROR_EXTENSION_NOT_PRESENT;
 }
 
 VkResult surface_create(VkInstance instance, struct xdisplay *x, xcb_window_t window,

@@ -21,6 +21,12 @@
 VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out);
 VkResult surface_create(VkInstance instance, struct xdisplay *x, xcb_window_t window,
                         const VkAllocationCallbacks *allocator, VkSurfaceKHR *out);
+/* The same with VK_EXT_headless_surface in place of an X window: no X server needed. The virtual
+ * display makes such surfaces itself, also where the driver lacks the extension. */
+VkResult instance_create_headless(const char *app_name, const VkAllocationCallbacks *allocator,
+                                  VkInstance *out);
+VkResult surface_create_headless(VkInstance instance, const VkAllocationCallbacks *allocator,
+                                 VkSurfaceKHR *out);
 
 /* The first physical device and queue family that can clear images and present to SURFACE.
  * VK_ERROR_INITIALIZATION_FAILED when there is none. */

@@ -1,7 +1,7 @@
 /* frame_cost — a game loop with a known cost per frame, for measuring input-to-first-pixel latency.
  *
  *   frame_cost --frames N --cost-us C [--jitter-pct J] [--mode fifo|mailbox|...] [--seed S]
- *              [--start-delay-us D] [--stall-every K --stall-us U] --csv FILE
+ *              [--start-delay-us D] [--stall-every K --stall-us U] [--headless] --csv FILE
  *
  * Each frame: note the frame start (the moment the app is released to begin a frame: the return of
  * its previous vkQueuePresentKHR, or of vkAcquireNextImageKHR's wait for a free image), then do the
@@ -16,7 +16,9 @@
  * vkAcquireNextImageKHR returned). --start-delay-us sleeps before the
  * first frame, so a limiter that is blind to the display starts at a different phase of the refresh
  * each run. --stall-every K adds U µs to the work of every K-th frame (frames K, 2K, ...): a stall
- * at a known frame, for tests of what lowlat does after a frame that missed its refresh. Exit 0
+ * at a known frame, for tests of what lowlat does after a frame that missed its refresh. --headless
+ * presents to a VK_EXT_headless_surface instead of an X window (the virtual display makes such
+ * surfaces itself, so no X server is needed, nor a driver that can present to one). Exit 0
  * when every frame was presented, 1 otherwise (with the reason on stderr).
  */
 #include <inttypes.h>
@@ -59,6 +61,7 @@ struct options {
 	uint64_t seed;
 	VkPresentModeKHR mode;
 	const char *csv;
+	bool headless;
 };
 
 static int usage(const char *why)
@@ -66,7 +69,7 @@ static int usage(const char *why)
 	fprintf(stderr,
 	        "frame_cost: %s\nusage: frame_cost --frames N --cost-us C [--jitter-pct J] "
 	        "[--mode fifo|fifo_relaxed|mailbox|immediate|fifo_latest_ready] [--seed S] "
-	        "[--start-delay-us D] [--stall-every K --stall-us U] --csv FILE\n",
+	        "[--start-delay-us D] [--stall-every K --stall-us U] [--headless] --csv FILE\n",
 	        why);
 	return 2;
 }
@@ -97,6 +100,11 @@ static int parse(int argc, char **argv, struct options *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;
+
+		if (!strcmp(a, "--headless")) {
+			o->headless = true;
+			continue;
+		}
 
 		if (!v)
 			return usage("an option lacks its value");
@@ -144,8 +152,8 @@ static int parse(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct xdisplay *x;
-	xcb_window_t window;
+	struct xdisplay *x = NULL;
+	xcb_window_t window = 0;
 	VkInstance instance;
 	VkSurfaceKHR surface;
 	VkPhysicalDevice physical;
@@ -168,11 +176,17 @@ int main(int argc, char **argv)
 	work = calloc(o.frames, sizeof(*work));
 	acquired_at = calloc(o.frames, sizeof(*acquired_at));
 	presented = calloc(o.frames, sizeof(*presented));
-	if (!start || !work || !acquired_at || !presented || !(x = xdisplay_open()) ||
-	    !(window = xdisplay_create_window(x, 256, 256)))
+	if (!start || !work || !acquired_at || !presented)
 		return 1;
-	TRY(instance_create("frame_cost", NULL, &instance));
-	TRY(surface_create(instance, x, window, NULL, &surface));
+	if (o.headless) {
+		TRY(instance_create_headless("frame_cost", NULL, &instance));
+		TRY(surface_create_headless(instance, NULL, &surface));
+	} else {
+		if (!(x = xdisplay_open()) || !(window = xdisplay_create_window(x, 256, 256)))
+			return 1;
+		TRY(instance_create("frame_cost", NULL, &instance));
+		TRY(surface_create(instance, x, window, NULL, &surface));
+	}
 	TRY(physical_device_pick(instance, surface, &physical, &family));
 	TRY(device_create(physical, family, NULL, &device));
 	vkGetDeviceQueue(device, family, 0, &queue);
@@ -292,8 +306,10 @@ int main(int argc, char **argv)
 	vkDestroyDevice(device, NULL);
 	vkDestroySurfaceKHR(instance, surface, NULL);
 	vkDestroyInstance(instance, NULL);
-	xdisplay_destroy_window(x, window);
-	xdisplay_close(x);
+	if (x) {
+		xdisplay_destroy_window(x, window);
+		xdisplay_close(x);
+	}
 	free(start);
 	free(work);
 	free(acquired_at);

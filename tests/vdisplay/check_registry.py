@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """check_registry.py VK_XML SOURCE_DIR — no command of the registry can carry one of the virtual
-display's VkSwapchainKHR handles to the driver.
+display's VkSwapchainKHR or VkSurfaceKHR handles to the driver.
 
-From vk.xml: every command that takes a VkSwapchainKHR directly, inside a parameter struct, or inside
-a struct that can be chained (pNext) into one, with aliases. Each must be implemented (IMPL in
-vd_commands.h and hooked in vd_layer.h/vd_layer.c) or hidden (HIDE: all extensions providing it are
-hidden), or carry the handle only through structs of hidden extensions.
+From vk.xml, for each of the two handle types: every command that takes one directly (an input: a
+value or a const pointer; a command that only writes one, like a create, carries none), inside a
+parameter struct, or inside a struct that can be chained (pNext) into one, with aliases. Each must be
+implemented (IMPL in its list in vd_commands.h, VD_SWAPCHAIN_COMMANDS or VD_SURFACE_COMMANDS, and
+hooked in vd_layer.h/vd_layer.c) or hidden (HIDE: all extensions providing it are hidden, in either
+list), or carry the handle only through structs of hidden extensions.
 """
 import os
 import re
@@ -57,58 +59,71 @@ def main():
             for item in req.findall("command") + req.findall("type"):
                 provided.setdefault(item.get("name"), set()).add(e.get("name"))
 
-    carriers = {}  # command -> (direct, [structs carrying a VkSwapchainKHR])
-    aliases = {}
-    for c in root.findall("commands/command"):
-        if c.get("alias"):
-            aliases[c.get("name")] = c.get("alias")
-            continue
-        name = c.find("proto/name").text
-        seen, direct = set(), False
-        for p in c.findall("param"):
-            t = p.find("type").text
-            direct = direct or t == "VkSwapchainKHR"
-            reach(t, seen)
-        via = sorted(s for s in seen if "VkSwapchainKHR" in members(s))
-        if direct or via:
-            carriers[name] = (direct, via)
-    for alias, target in aliases.items():
-        if target in carriers:
-            carriers[alias] = carriers[target]
-
     header = open(os.path.join(src, "vd_commands.h")).read()
-    impl = set(re.findall(r"\bIMPL\((vk\w+)\)", header))
-    hide = {}
-    for cmd, ext in re.findall(r"\bHIDE\((vk\w+),\s*(VK_\w+)\)", header):
-        hide[cmd] = ext
-    hidden_exts = set(hide.values())
     layer_h = open(os.path.join(src, "vd_layer.h")).read()
     layer_c = open(os.path.join(src, "vd_layer.c")).read()
     hooked = {"vk" + h for h in re.findall(r"\bH\((\w+)\)", layer_h)}
     hooked |= set(re.findall(r"\{\"(vk\w+)\",\s*\(PFN_vkVoidFunction\)vd_\w+\}", layer_c))
 
-    for cmd in impl:
-        if cmd not in hooked:
-            fail(f"{cmd} is marked IMPL but no hook is registered for it")
-    for cmd, ext in hide.items():
-        if ext not in provided.get(cmd, set()):
-            fail(f"{cmd} is hidden with {ext}, which does not provide it")
-    for cmd, (direct, via) in sorted(carriers.items()):
-        if cmd in impl:
-            status = "implemented"
-        elif cmd in hide:
-            others = provided.get(cmd, set()) - hidden_exts
-            if others:
-                fail(f"{cmd} is hidden but also provided by {sorted(others)}")
-            status = "hidden with " + hide[cmd]
-        elif not direct and via and all(provided.get(s) and provided[s] <= hidden_exts for s in via):
-            status = "carries only " + ",".join(via) + ", from hidden extensions"
-        else:
-            fail(f"{cmd} can carry a swapchain ({'directly' if direct else ', '.join(via)}) and is "
-                 "neither implemented nor hidden")
-            continue
-        print(f"ok  {cmd}: {status}")
-    print(f"{len(carriers)} commands can carry a VkSwapchainKHR; {len(failures)} problem(s)")
+    def command_list(macro):
+        """The IMPL and HIDE entries of one list macro of vd_commands.h."""
+        body = re.search(r"#define " + macro + r"\(IMPL, HIDE\)((?:.*\\\n)*.*)", header)
+        if not body:
+            fail(f"vd_commands.h has no {macro}")
+            return set(), {}
+        text = body.group(1)
+        return (set(re.findall(r"\bIMPL\((vk\w+)\)", text)),
+                dict(re.findall(r"\bHIDE\((vk\w+),\s*(VK_\w+)\)", text)))
+
+    lists = {"VkSwapchainKHR": command_list("VD_SWAPCHAIN_COMMANDS"),
+             "VkSurfaceKHR": command_list("VD_SURFACE_COMMANDS")}
+    hidden_exts = {ext for _, hide in lists.values() for ext in hide.values()}
+
+    for handle, (impl, hide) in lists.items():
+        carriers = {}  # command -> (direct, [structs carrying the handle])
+        aliases = {}
+        for c in root.findall("commands/command"):
+            if c.get("alias"):
+                aliases[c.get("name")] = c.get("alias")
+                continue
+            name = c.find("proto/name").text
+            seen, direct = set(), False
+            for p in c.findall("param"):
+                t = p.find("type").text
+                text = "".join(p.itertext())
+                # An output (a non-const pointer) carries no handle of ours into the driver.
+                direct = direct or (t == handle and ("*" not in text or "const" in text))
+                reach(t, seen)
+            via = sorted(s for s in seen if handle in members(s))
+            if direct or via:
+                carriers[name] = (direct, via)
+        for alias, target in aliases.items():
+            if target in carriers:
+                carriers[alias] = carriers[target]
+
+        for cmd in sorted(impl):
+            if cmd not in hooked:
+                fail(f"{cmd} is marked IMPL but no hook is registered for it")
+        for cmd, ext in sorted(hide.items()):
+            if ext not in provided.get(cmd, set()):
+                fail(f"{cmd} is hidden with {ext}, which does not provide it")
+        for cmd, (direct, via) in sorted(carriers.items()):
+            if cmd in impl:
+                status = "implemented"
+            elif cmd in hide:
+                others = provided.get(cmd, set()) - hidden_exts
+                if others:
+                    fail(f"{cmd} is hidden but also provided by {sorted(others)}")
+                status = "hidden with " + hide[cmd]
+            elif not direct and via and all(provided.get(s) and provided[s] <= hidden_exts for s in via):
+                status = "carries only " + ",".join(via) + ", from hidden extensions"
+            else:
+                fail(f"{cmd} can carry a {handle} ({'directly' if direct else ', '.join(via)}) and is "
+                     "neither implemented nor hidden")
+                continue
+            print(f"ok  {cmd}: {status}")
+        print(f"{len(carriers)} commands can carry a {handle}")
+    print(f"{len(failures)} problem(s)")
     return 1 if failures else 0
 
 

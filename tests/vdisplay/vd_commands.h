@@ -1,4 +1,5 @@
-/* vd_commands.h — the fate of every command that can carry one of our VkSwapchainKHR handles.
+/* vd_commands.h — the fate of every command that can carry one of our VkSwapchainKHR or VkSurfaceKHR
+ * handles.
  *
  * A swapchain of the virtual display is a handle the driver below never made; if one reached the
  * driver it would be dereferenced as the driver's own object. So each such command is either
@@ -53,5 +54,24 @@
 	HIDE(vkSetLatencyMarkerNV, VK_NV_low_latency2)                                                       \
 	HIDE(vkGetLatencyTimingsNV, VK_NV_low_latency2)                                                      \
 	HIDE(vkSetBufferCollectionImageConstraintsFUCHSIA, VK_FUCHSIA_buffer_collection)
+
+/* The same for our VkSurfaceKHR handles (vd_surface.c: the headless surfaces the display makes):
+ * every command that can carry one answers for ours itself and hands the others (a window system's)
+ * to the driver, or its extension is hidden. A surface only a command's output names needs no entry. */
+#define VD_SURFACE_COMMANDS(IMPL, HIDE)                                                                      \
+	IMPL(vkDestroySurfaceKHR)                                                                            \
+	IMPL(vkGetPhysicalDeviceSurfaceSupportKHR)                                                           \
+	IMPL(vkGetPhysicalDeviceSurfaceCapabilitiesKHR)                                                      \
+	IMPL(vkGetPhysicalDeviceSurfaceCapabilities2KHR)                                                     \
+	IMPL(vkGetPhysicalDeviceSurfaceCapabilities2EXT)                                                     \
+	IMPL(vkGetPhysicalDeviceSurfaceFormatsKHR)                                                           \
+	IMPL(vkGetPhysicalDeviceSurfaceFormats2KHR)                                                          \
+	IMPL(vkGetPhysicalDeviceSurfacePresentModesKHR)                                                      \
+	IMPL(vkGetPhysicalDevicePresentRectanglesKHR)                                                        \
+	IMPL(vkGetDeviceGroupSurfacePresentModesKHR)                                                         \
+	IMPL(vkCreateSwapchainKHR)                                                                           \
+	HIDE(vkCreateSharedSwapchainsKHR, VK_KHR_display_swapchain)                                          \
+	HIDE(vkGetPhysicalDeviceSurfacePresentModes2EXT, VK_EXT_full_screen_exclusive)                       \
+	HIDE(vkGetDeviceGroupSurfacePresentModes2EXT, VK_EXT_full_screen_exclusive)
 
 #endif

@@ -166,6 +166,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfacePresentModesKHR(VkPhys
 {
 	struct vd_instance *inst = vd_instance_of(physical);
 	uint32_t below = 0;
+
+	if (vd_surface_is_own(surface))
+		return write_modes(count, modes);
 	/* Asked below only for the errors a bad surface deserves. */
 	VkResult r = inst->vk.GetPhysicalDeviceSurfacePresentModesKHR(physical, surface, &below, NULL);
 
@@ -192,10 +195,12 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 	void *storage = NULL;
 	VkResult r;
 
+	bool own = vd_surface_is_own(info->surface); /* vd_surface.c answers for it, whatever the mode */
+
 	/* The display, not the driver's WSI, decides the present modes: ask the driver about FIFO,
-	 * which every surface supports (it knows nothing of FIFO_LATEST_READY, and under Xvfb or a
-	 * headless surface its answer for the others is about a presentation it will never do). */
-	if (asked && asked->presentMode != VK_PRESENT_MODE_FIFO_KHR) {
+	 * which every surface supports (it knows nothing of FIFO_LATEST_READY, and under Xvfb its
+	 * answer for the others is about a presentation it will never do). */
+	if (!own && asked && asked->presentMode != VK_PRESENT_MODE_FIFO_KHR) {
 		r = vd_chain_strip(info->pNext, is_surface_present_mode, NULL, &copy.pNext, &storage);
 		if (r != VK_SUCCESS)
 			return VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -209,7 +214,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 	VkSurfacePresentModeCompatibilityKHR *compat =
 	        (void *)vd_chain_find(caps->pNext, VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_KHR);
 	uint32_t capacity = compat ? compat->presentModeCount : 0;
-	r = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, &copy, caps);
+	if (own)
+		r = vd_surface_capabilities2(inst, physical, caps);
+	else
+		r = inst->vk.GetPhysicalDeviceSurfaceCapabilities2KHR(physical, &copy, caps);
 	free(storage);
 	if (r != VK_SUCCESS)
 		return r;

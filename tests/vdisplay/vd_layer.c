@@ -22,9 +22,11 @@ struct lowlat_map vd_devices = LOWLAT_MAP_INIT;
 
 #define VD_HIDDEN_EXT(command, extension) #extension,
 #define VD_NO_EXT(command)
-static const char *const hidden_extensions[] = {VD_SWAPCHAIN_COMMANDS(VD_NO_EXT, VD_HIDDEN_EXT)};
+static const char *const hidden_extensions[] = {VD_SWAPCHAIN_COMMANDS(VD_NO_EXT, VD_HIDDEN_EXT)
+                                                        VD_SURFACE_COMMANDS(VD_NO_EXT, VD_HIDDEN_EXT)};
 #define VD_HIDDEN_CMD(command, extension) #command,
-static const char *const hidden_commands[] = {VD_SWAPCHAIN_COMMANDS(VD_NO_EXT, VD_HIDDEN_CMD)};
+static const char *const hidden_commands[] = {VD_SWAPCHAIN_COMMANDS(VD_NO_EXT, VD_HIDDEN_CMD)
+                                                      VD_SURFACE_COMMANDS(VD_NO_EXT, VD_HIDDEN_CMD)};
 #undef VD_HIDDEN_EXT
 #undef VD_HIDDEN_CMD
 #undef VD_NO_EXT
@@ -223,6 +225,29 @@ static bool has_name(const char *const *names, uint32_t count, const char *name)
 	return false;
 }
 
+/* Whether the display can run on this driver: it has every extension the display needs (for the
+ * surface support the display's own surfaces report, before any device exists). Says which one is
+ * missing, once per process. */
+bool vd_driver_can_display(struct vd_instance *inst, VkPhysicalDevice physical)
+{
+	static bool told;
+	uint32_t n_props;
+	VkExtensionProperties *props = driver_extensions(inst, physical, &n_props);
+	bool can = props != NULL;
+
+	for (size_t i = 0; can && i < VD_COUNT(required_extensions); i++) {
+		if (!props_have(props, n_props, required_extensions[i])) {
+			if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+				vd_msg("the driver lacks %s; no queue can present to the display's headless "
+				       "surface",
+				       required_extensions[i]);
+			can = false;
+		}
+	}
+	free(props);
+	return can;
+}
+
 /* The driver's copy of the extension list: the app's, plus what the display needs. Returns a
  * malloc'ed array (the strings are not copied) or NULL; *display says whether the display can work. */
 static const char **device_extensions_below(struct vd_instance *inst, VkPhysicalDevice physical,
@@ -264,6 +289,49 @@ static const char **device_extensions_below(struct vd_instance *inst, VkPhysical
 	return names;
 }
 
+/* One more queue of the app's first family for the display's own submissions (vd_layer.h,
+ * signal_queue), when the family has one to spare and the app asked for it without flags: a malloc'ed
+ * copy of the queue create infos, its priorities in *priorities, the new queue's index in *index.
+ * NULL when no queue is added; the driver then gets the app's list. */
+static VkDeviceQueueCreateInfo *queues_below(struct vd_instance *inst, VkPhysicalDevice physical,
+                                             const VkDeviceCreateInfo *info, float **priorities,
+                                             uint32_t *index)
+{
+	const VkDeviceQueueCreateInfo *first =
+	        info->queueCreateInfoCount ? &info->pQueueCreateInfos[0] : NULL;
+	VkQueueFamilyProperties *families = NULL;
+	VkDeviceQueueCreateInfo *copy = NULL;
+	uint32_t count = 0;
+
+	*priorities = NULL;
+	if (!first || first->flags || !inst->vk.GetPhysicalDeviceQueueFamilyProperties)
+		return NULL;
+	inst->vk.GetPhysicalDeviceQueueFamilyProperties(physical, &count, NULL);
+	families = calloc(count ? count : 1, sizeof(*families));
+	if (families)
+		inst->vk.GetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
+	if (families && first->queueFamilyIndex < count &&
+	    first->queueCount < families[first->queueFamilyIndex].queueCount) {
+		copy = calloc(info->queueCreateInfoCount, sizeof(*copy));
+		*priorities = calloc(first->queueCount + 1, sizeof(**priorities));
+		if (copy && *priorities) {
+			memcpy(copy, info->pQueueCreateInfos, info->queueCreateInfoCount * sizeof(*copy));
+			memcpy(*priorities, first->pQueuePriorities,
+			       first->queueCount * sizeof(**priorities));
+			(*priorities)[first->queueCount] = first->pQueuePriorities[0];
+			copy[0].pQueuePriorities = *priorities;
+			*index = copy[0].queueCount++;
+		} else {
+			free(copy);
+			free(*priorities);
+			copy = NULL;
+			*priorities = NULL;
+		}
+	}
+	free(families);
+	return copy;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
                                                const VkAllocationCallbacks *allocator, VkDevice *out)
 {
@@ -272,6 +340,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	VkDeviceCreateInfo below;
 	const char **names = NULL;
 	void *features_storage = NULL;
+	VkDeviceQueueCreateInfo *queues = NULL;
+	float *priorities = NULL;
+	uint32_t signal_index = 0;
+	bool extra_queue = false;
 	struct vd_device *dev;
 	bool display = false;
 	VkResult result;
@@ -304,6 +376,14 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 		goto fail_free;
 	}
 	below.ppEnabledExtensionNames = names;
+	/* LOWLAT_VDISPLAY_SIGNAL_QUEUE=own: a queue of our own for acquire's fallback (vd_layer.h). */
+	const char *signal_env = getenv("LOWLAT_VDISPLAY_SIGNAL_QUEUE");
+	bool own_queue = signal_env && !strcmp(signal_env, "own");
+	if (display && own_queue &&
+	    (queues = queues_below(inst, physical, info, &priorities, &signal_index))) {
+		below.pQueueCreateInfos = queues;
+		extra_queue = true;
+	}
 
 	/* Advanced before the chain is copied, so a copied link struct points where the original does. */
 	VkLayerDeviceLink *ours = link->u.pLayerInfo;
@@ -314,6 +394,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	link->u.pLayerInfo = ours;
 	free(names);
 	free(features_storage);
+	free(queues);
+	free(priorities);
 	if (result != VK_SUCCESS)
 		goto fail_free;
 
@@ -327,6 +409,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	}
 	pthread_mutex_init(&dev->queues.lock, NULL);
 	pthread_mutex_init(&dev->swapchains.lock, NULL);
+	pthread_mutex_init(&dev->signal_lock, NULL);
 	dev->default_family = info->queueCreateInfoCount ? info->pQueueCreateInfos[0].queueFamilyIndex : 0;
 #define VD_LOAD(name) dev->vk.name = (PFN_vk##name)next_gdpa(*out, "vk" #name);
 	VD_DEVICE_FUNCTIONS(VD_LOAD)
@@ -358,6 +441,11 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 		display = !missing;
 	}
 	dev->display = display;
+	/* The queue is the driver's own handle, never handed to the loader or the app. */
+	if (display)
+		dev->vk.GetDeviceQueue(*out, dev->default_family, extra_queue ? signal_index : 0,
+		                       &dev->signal_queue);
+	dev->signal_queue_private = extra_queue;
 	if (display) {
 		VkPhysicalDeviceProperties props;
 		inst->vk.GetPhysicalDeviceMemoryProperties(physical, &dev->memory);
@@ -375,6 +463,7 @@ fail_destroy:
 	*out = VK_NULL_HANDLE;
 	pthread_mutex_destroy(&dev->queues.lock);
 	pthread_mutex_destroy(&dev->swapchains.lock);
+	pthread_mutex_destroy(&dev->signal_lock);
 fail_free:
 	lowlat_free(allocator, dev);
 	return result;
@@ -390,6 +479,7 @@ VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationC
 	dev->vk.DestroyDevice(device, allocator);
 	lowlat_map_fini(&dev->queues);
 	lowlat_map_fini(&dev->swapchains);
+	pthread_mutex_destroy(&dev->signal_lock);
 	lowlat_free(vd_device_allocator(dev), dev);
 }
 
@@ -425,6 +515,7 @@ struct hook {
 #define VD_HOOK_ENTRY(name) {"vk" #name, (PFN_vkVoidFunction)(1 ? vd_##name : (PFN_vk##name)NULL)},
 static const struct hook global_hooks[] = {VD_GLOBAL_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook instance_hooks[] = {VD_INSTANCE_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook surface_create_hooks[] = {VD_SURFACE_CREATE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_core_hooks[] = {VD_DEVICE_CORE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_swapchain_hooks[] = {VD_DEVICE_SWAPCHAIN_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_carrier_hooks[] = {
@@ -468,6 +559,9 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, c
 	                     (hook = VD_FIND_HOOK(device_swapchain_aliases, name))))
 		return hook;
 	next = dev->vk.GetDeviceProcAddr(device, name);
+	/* A device the display is off for presents through the driver, but never to our surfaces. */
+	if (next && !dev->display && !strcmp(name, "vkCreateSwapchainKHR"))
+		return (PFN_vkVoidFunction)vd_CreateSwapchainKHR;
 	/* Only where the driver has it: our hook calls the driver's. */
 	if (next && dev->display && (hook = VD_FIND_HOOK(device_carrier_hooks, name)))
 		return hook;
@@ -497,6 +591,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance insta
 		return inst->vk.GetInstanceProcAddr(instance, name)
 		               ? (PFN_vkVoidFunction)vd_GetPhysicalDeviceFeatures2
 		               : NULL;
+	if ((hook = VD_FIND_HOOK(surface_create_hooks, name)))
+		return hook;
 	if ((hook = VD_FIND_HOOK(instance_hooks, name)) || (hook = VD_FIND_HOOK(device_core_hooks, name)))
 		return inst->vk.GetInstanceProcAddr(instance, name) ? hook : NULL;
 	/* Swapchain functions are handed out per device by vkGetDeviceProcAddr, which knows whether the

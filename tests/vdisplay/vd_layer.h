@@ -28,7 +28,16 @@
 	F(GetPhysicalDeviceFeatures2)                                                                        \
 	F(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
 	F(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
-	F(GetPhysicalDeviceCalibrateableTimeDomainsEXT)
+	F(GetPhysicalDeviceCalibrateableTimeDomainsEXT)                                                      \
+	F(GetPhysicalDeviceQueueFamilyProperties)                                                            \
+	F(GetPhysicalDeviceFormatProperties)                                                                 \
+	F(DestroySurfaceKHR)                                                                                 \
+	F(GetPhysicalDeviceSurfaceSupportKHR)                                                                \
+	F(GetPhysicalDeviceSurfaceCapabilitiesKHR)                                                           \
+	F(GetPhysicalDeviceSurfaceCapabilities2EXT)                                                          \
+	F(GetPhysicalDeviceSurfaceFormatsKHR)                                                                \
+	F(GetPhysicalDeviceSurfaceFormats2KHR)                                                               \
+	F(GetPhysicalDevicePresentRectanglesKHR)
 
 /* Device functions called on the driver. */
 #define VD_DEVICE_FUNCTIONS(F)                                                                               \
@@ -68,7 +77,9 @@
 	F(BindImageMemory2)                                                                                  \
 	F(GetDeviceImageMemoryRequirements)                                                                  \
 	F(GetDeviceImageSparseMemoryRequirements)                                                            \
-	F(GetDeviceImageSubresourceLayout)
+	F(GetDeviceImageSubresourceLayout)                                                                   \
+	F(GetDeviceGroupSurfacePresentModesKHR)                                                              \
+	F(CreateSwapchainKHR)
 
 struct vd_instance_dispatch {
 #define VD_DECLARE(name) PFN_vk##name name;
@@ -92,13 +103,24 @@ struct vd_device_dispatch {
 	H(GetPhysicalDeviceFeatures2)                                                                        \
 	H(GetPhysicalDeviceSurfacePresentModesKHR)                                                           \
 	H(GetPhysicalDeviceSurfaceCapabilities2KHR)                                                          \
-	H(GetPhysicalDeviceCalibrateableTimeDomainsKHR)
+	H(GetPhysicalDeviceCalibrateableTimeDomainsKHR)                                                      \
+	H(DestroySurfaceKHR)                                                                                 \
+	H(GetPhysicalDeviceSurfaceSupportKHR)                                                                \
+	H(GetPhysicalDeviceSurfaceCapabilitiesKHR)                                                           \
+	H(GetPhysicalDeviceSurfaceCapabilities2EXT)                                                          \
+	H(GetPhysicalDeviceSurfaceFormatsKHR)                                                                \
+	H(GetPhysicalDeviceSurfaceFormats2KHR)                                                               \
+	H(GetPhysicalDevicePresentRectanglesKHR)
+
+/* The display's own surfaces (vd_surface.c): handed out whatever the driver has. */
+#define VD_SURFACE_CREATE_HOOKS(H) H(CreateHeadlessSurfaceEXT)
 
 #define VD_DEVICE_CORE_HOOKS(H)                                                                              \
 	H(GetDeviceProcAddr)                                                                                 \
 	H(DestroyDevice)                                                                                     \
 	H(GetDeviceQueue)                                                                                    \
-	H(GetDeviceQueue2)
+	H(GetDeviceQueue2)                                                                                   \
+	H(GetDeviceGroupSurfacePresentModesKHR)
 
 /* Offered only to devices that enabled VK_KHR_swapchain (and took the display over). */
 #define VD_DEVICE_SWAPCHAIN_HOOKS(H)                                                                         \
@@ -140,8 +162,21 @@ struct vd_device {
 	bool has_allocator;
 	/* The app enabled VK_KHR_swapchain and every function the display needs was found. */
 	bool display;
-	uint32_t default_family;      /* the first queue family the device was created with */
-	struct lowlat_map queues;     /* VkQueue -> queue family index + 1 */
+	uint32_t default_family;  /* the first queue family the device was created with */
+	struct lowlat_map queues; /* VkQueue -> queue family index + 1 */
+	/* Acquire's fallback where the driver refuses a SYNC_FD of -1 (vd_present.c): an empty
+	 * submission that signals the app's semaphore and fence, on the app's first queue. The app
+	 * holds no queue while it acquires, so this breaks the queue's external synchronisation if
+	 * the app submits to that queue from another thread meanwhile; none of the test apps does, and
+	 * the display's own submissions (acquire's and present's) are serialised by signal_lock.
+	 * LOWLAT_VDISPLAY_SIGNAL_QUEUE=own adds a queue of the display's own to the app's first family
+	 * instead, where the family has one to spare: no such race, but on NVIDIA 580 the app's
+	 * work then waits on another queue's semaphore, which put 1.45 ms between present and ready
+	 * (50 µs on the app's queue; H200, 2026-12-04): time the display would count as render time. */
+	VkQueue signal_queue;
+	bool signal_queue_private;
+	pthread_mutex_t signal_lock;
+	int signal_by_submit;         /* 0 not yet known, 1 import -1 works, 2 submit (atomic) */
 	struct lowlat_map swapchains; /* VkSwapchainKHR -> struct vd_swapchain */
 	VkPhysicalDeviceMemoryProperties memory;
 	float timestamp_period; /* ns per tick */
@@ -254,6 +289,41 @@ bool vd_no_maintenance1(void);
 void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo *info);
 /* The driver's copy of the create info's pNext: without the feature structs of our extensions. */
 VkResult vd_strip_own_features(const void *chain, const void **out, void **storage);
+
+/* vd_layer.c: the driver has every extension the display needs. */
+bool vd_driver_can_display(struct vd_instance *inst, VkPhysicalDevice physical);
+
+/* vd_surface.c: headless surfaces are the display's own; the driver never sees them. */
+bool vd_surface_is_own(VkSurfaceKHR surface);
+/* Fills CAPS (and the structs of its chain a driver would fill) for one of our surfaces. */
+VkResult vd_surface_capabilities2(struct vd_instance *inst, VkPhysicalDevice physical,
+                                  VkSurfaceCapabilities2KHR *caps);
+VKAPI_ATTR VkResult VKAPI_CALL vd_CreateHeadlessSurfaceEXT(VkInstance instance,
+                                                           const VkHeadlessSurfaceCreateInfoEXT *info,
+                                                           const VkAllocationCallbacks *allocator,
+                                                           VkSurfaceKHR *surface);
+VKAPI_ATTR void VKAPI_CALL vd_DestroySurfaceKHR(VkInstance instance, VkSurfaceKHR surface,
+                                                const VkAllocationCallbacks *allocator);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceSupportKHR(VkPhysicalDevice physical,
+                                                                     uint32_t family, VkSurfaceKHR surface,
+                                                                     VkBool32 *supported);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilitiesKHR(VkPhysicalDevice physical,
+                                                                          VkSurfaceKHR surface,
+                                                                          VkSurfaceCapabilitiesKHR *caps);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2EXT(VkPhysicalDevice physical,
+                                                                           VkSurfaceKHR surface,
+                                                                           VkSurfaceCapabilities2EXT *caps);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceFormatsKHR(VkPhysicalDevice physical,
+                                                                     VkSurfaceKHR surface, uint32_t *count,
+                                                                     VkSurfaceFormatKHR *formats);
+VKAPI_ATTR VkResult VKAPI_CALL
+vd_GetPhysicalDeviceSurfaceFormats2KHR(VkPhysicalDevice physical, const VkPhysicalDeviceSurfaceInfo2KHR *info,
+                                       uint32_t *count, VkSurfaceFormat2KHR *formats);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDevicePresentRectanglesKHR(VkPhysicalDevice physical,
+                                                                        VkSurfaceKHR surface, uint32_t *count,
+                                                                        VkRect2D *rects);
+VKAPI_ATTR VkResult VKAPI_CALL vd_GetDeviceGroupSurfacePresentModesKHR(
+        VkDevice device, VkSurfaceKHR surface, VkDeviceGroupPresentModeFlagsKHR *modes);
 
 /* vd_images.c */
 VKAPI_ATTR VkResult VKAPI_CALL vd_CreateImage(VkDevice device, const VkImageCreateInfo *info,

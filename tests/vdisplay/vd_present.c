@@ -13,7 +13,8 @@
 
 /* Signals the app's semaphore and fence without queue work: a temporary import of an already
  * signalled SYNC_FD (-1). */
-static VkResult signal_acquire(struct vd_device *dev, VkSemaphore semaphore, VkFence fence)
+static VkResult signal_by_import(struct vd_device *dev, VkSemaphore semaphore, VkFence fence,
+                                 const char **what)
 {
 	VkResult r;
 
@@ -25,6 +26,7 @@ static VkResult signal_acquire(struct vd_device *dev, VkSemaphore semaphore, VkF
 		        .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT,
 		        .fd = -1,
 		};
+		*what = "vkImportSemaphoreFdKHR";
 		r = dev->vk.ImportSemaphoreFdKHR(dev->handle, &si);
 		if (r != VK_SUCCESS)
 			return r;
@@ -37,11 +39,76 @@ static VkResult signal_acquire(struct vd_device *dev, VkSemaphore semaphore, VkF
 		        .handleType = VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT,
 		        .fd = -1,
 		};
+		*what = "vkImportFenceFdKHR";
 		r = dev->vk.ImportFenceFdKHR(dev->handle, &fi);
 		if (r != VK_SUCCESS)
 			return r;
 	}
 	return VK_SUCCESS;
+}
+
+/* Every submission of the display's goes through here: on the signal queue, which can be the app's
+ * first queue, acquire's submissions and present's must not overlap (vd_layer.h). */
+static VkResult queue_submit(struct vd_device *dev, VkQueue queue, uint32_t count,
+                             const VkSubmitInfo *submits, VkFence fence)
+{
+	VkResult r;
+
+	pthread_mutex_lock(&dev->signal_lock);
+	r = dev->vk.QueueSubmit(queue, count, submits, fence);
+	pthread_mutex_unlock(&dev->signal_lock);
+	return r;
+}
+
+/* The same with queue work, for a driver that refuses the -1 (NVIDIA's 580 did, 2026-12-04): an
+ * empty submission on the display's signal queue (vd_layer.h). */
+static VkResult signal_by_submit(struct vd_device *dev, VkSemaphore semaphore, VkFence fence)
+{
+	const VkSubmitInfo submit = {
+	        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	        .signalSemaphoreCount = semaphore ? 1 : 0,
+	        .pSignalSemaphores = &semaphore,
+	};
+
+	return queue_submit(dev, dev->signal_queue, 1, &submit, fence);
+}
+
+/* LOWLAT_VDISPLAY_ACQUIRE_SUBMIT=1: the fallback from the start, to test it on a driver without the
+ * refusal. */
+static bool submit_forced(void)
+{
+	const char *v = getenv("LOWLAT_VDISPLAY_ACQUIRE_SUBMIT");
+	return v && !strcmp(v, "1");
+}
+
+static VkResult signal_acquire(struct vd_device *dev, VkSemaphore semaphore, VkFence fence)
+{
+	int how = __atomic_load_n(&dev->signal_by_submit, __ATOMIC_ACQUIRE);
+	const char *what = "";
+	VkResult r;
+
+	if (!semaphore && !fence)
+		return VK_SUCCESS;
+	if (how != 2 && !submit_forced()) {
+		r = signal_by_import(dev, semaphore, fence, &what);
+		if (r == VK_SUCCESS || how == 1 || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
+			if (r == VK_SUCCESS)
+				__atomic_store_n(&dev->signal_by_submit, 1, __ATOMIC_RELEASE);
+			return r;
+		}
+		/* Refused on first use: that driver cannot take -1. A semaphore imported before a fence
+		 * refused stays signalled, so the submission below signals only what is left. */
+		if (!strcmp(what, "vkImportFenceFdKHR"))
+			semaphore = VK_NULL_HANDLE;
+		vd_msg("acquire: %s refused a SYNC_FD of -1 (VkResult %d); acquire signals by an empty "
+		       "submission on %s from now on",
+		       what, r,
+		       dev->signal_queue_private ? "a queue of the display's own" : "the app's first queue");
+	}
+	if (__atomic_exchange_n(&dev->signal_by_submit, 2, __ATOMIC_ACQ_REL) != 2 && submit_forced())
+		vd_msg("LOWLAT_VDISPLAY_ACQUIRE_SUBMIT=1: acquire signals by an empty submission on %s",
+		       dev->signal_queue_private ? "a queue of the display's own" : "the app's first queue");
+	return signal_by_submit(dev, semaphore, fence);
 }
 
 static VkResult acquire(struct vd_device *dev, VkSwapchainKHR swapchain, uint64_t timeout,
@@ -213,7 +280,7 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	VkSubmitInfo si = *waits;
 	si.commandBufferCount = 1;
 	si.pCommandBuffers = &img->cmd;
-	r = dev->vk.QueueSubmit(queue, 1, &si, img->fence);
+	r = queue_submit(dev, queue, 1, &si, img->fence);
 
 	pthread_mutex_lock(&sc->lock);
 	if (r == VK_SUCCESS) {
@@ -313,7 +380,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 		if (sc && timing && timing->presentStageQueries && timing_queue_full(sc)) {
 			/* The request is refused, but as for the other errors the spec lists for a
 			 * rejected present, its semaphore waits still execute. */
-			r = waited ? VK_SUCCESS : dev->vk.QueueSubmit(queue, 1, &waits, VK_NULL_HANDLE);
+			r = waited ? VK_SUCCESS : queue_submit(dev, queue, 1, &waits, VK_NULL_HANDLE);
 			if (r == VK_SUCCESS)
 				waited = true;
 			r = r == VK_SUCCESS ? VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT : r;
@@ -332,7 +399,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 		/* swapchain_maintenance1 present fence: signalled once the present's wait on the
 		 * semaphores is done, i.e. after the submission above, by an empty submission behind it. */
 		if (r == VK_SUCCESS && x.fences && i < x.fences->swapchainCount && x.fences->pFences[i])
-			r = dev->vk.QueueSubmit(queue, 0, NULL, x.fences->pFences[i]);
+			r = queue_submit(dev, queue, 0, NULL, x.fences->pFences[i]);
 		if (info->pResults)
 			info->pResults[i] = r;
 		if (r != VK_SUCCESS && result == VK_SUCCESS)

@@ -361,6 +361,14 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 	pthread_condattr_t attr;
 	VkResult r;
 
+	if (!dev->display) {
+		/* Handed out only to such devices for this check: the driver cannot present to ours. */
+		if (!vd_surface_is_own(info->surface))
+			return dev->vk.CreateSwapchainKHR(device, info, allocator, out);
+		vd_msg("vkCreateSwapchainKHR: the display is off for this device and its driver cannot "
+		       "present to the display's headless surface: VK_ERROR_INITIALIZATION_FAILED");
+		return VK_ERROR_INITIALIZATION_FAILED;
+	}
 	(void)allocator; /* our record lives with the device; the images use the device's allocator */
 	sc = lowlat_alloc(alloc, sizeof(*sc), VK_SYSTEM_ALLOCATION_SCOPE_OBJECT);
 	if (!sc)
