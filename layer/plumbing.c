@@ -4,29 +4,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The slot of key, or the free slot where it would go; the table is never full. */
+static uint32_t slot_of(const struct lowlat_map *map, uint64_t key)
+{
+	uint32_t mask = map->capacity - 1;
+	/* Handles are pointers or counters: Fibonacci hashing spreads their low and high bits alike. */
+	uint32_t i = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+
+	while (map->items[i].key && map->items[i].key != key)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Doubles the table (or makes the first one); false when out of memory. */
+static bool grow(struct lowlat_map *map)
+{
+	uint32_t capacity = map->capacity ? map->capacity * 2 : 8;
+	struct lowlat_map_item *old = map->items;
+	uint32_t old_capacity = map->capacity;
+
+	map->items = calloc(capacity, sizeof(*map->items));
+	if (!map->items) {
+		map->items = old;
+		return false;
+	}
+	map->capacity = capacity;
+	for (uint32_t i = 0; i < old_capacity; i++)
+		if (old[i].key)
+			map->items[slot_of(map, old[i].key)] = old[i];
+	free(old);
+	return true;
+}
+
 bool lowlat_map_insert(struct lowlat_map *map, uint64_t key, void *value)
 {
 	bool ok = true;
 
 	pthread_mutex_lock(&map->lock);
-	for (uint32_t i = 0; i < map->count; i++) {
-		if (map->items[i].key == key) {
-			/* A driver may reuse a destroyed handle's value: the new object wins. */
-			map->items[i].value = value;
-			goto out;
-		}
+	if ((map->count + 1) * 2 > map->capacity && !grow(map)) {
+		ok = false;
+		goto out;
 	}
-	if (map->count == map->capacity) {
-		uint32_t capacity = map->capacity ? map->capacity * 2 : 8;
-		void *items = realloc(map->items, capacity * sizeof(*map->items));
-		if (!items) {
-			ok = false;
-			goto out;
-		}
-		map->items = items;
-		map->capacity = capacity;
-	}
-	map->items[map->count++] = (struct lowlat_map_item){key, value};
+	/* A driver may reuse a destroyed handle's value: the new object wins. */
+	struct lowlat_map_item *item = &map->items[slot_of(map, key)];
+	map->count += !item->key;
+	*item = (struct lowlat_map_item){key, value};
 out:
 	pthread_mutex_unlock(&map->lock);
 	return ok;
@@ -37,23 +59,28 @@ void *lowlat_map_find(struct lowlat_map *map, uint64_t key)
 	void *value = NULL;
 
 	pthread_mutex_lock(&map->lock);
-	for (uint32_t i = 0; i < map->count; i++) {
-		if (map->items[i].key == key) {
-			value = map->items[i].value;
-			break;
-		}
-	}
+	if (map->count)
+		value = map->items[slot_of(map, key)].value;
 	pthread_mutex_unlock(&map->lock);
 	return value;
 }
 
+/* Empties slot i and moves up the entries after it that probed past it (backward-shift deletion:
+ * no tombstones, so lookups stay short however many objects come and go). */
 static void *remove_at_locked(struct lowlat_map *map, uint32_t i)
 {
+	uint32_t mask = map->capacity - 1;
 	void *value = map->items[i].value;
-	map->items[i] = map->items[--map->count];
-	/* The global maps outlive every object: release the array when the last object goes, or each
+
+	map->items[i] = (struct lowlat_map_item){0};
+	for (uint32_t j = (i + 1) & mask; map->items[j].key; j = (j + 1) & mask) {
+		struct lowlat_map_item moved = map->items[j];
+		map->items[j] = (struct lowlat_map_item){0};
+		map->items[slot_of(map, moved.key)] = moved;
+	}
+	/* The global maps outlive every object: release the table when the last object goes, or each
 	 * load/unload of the layer (a game may create and destroy Vulkan instances) would leak it. */
-	if (!map->count) {
+	if (!--map->count) {
 		free(map->items);
 		map->items = NULL;
 		map->capacity = 0;
@@ -66,11 +93,10 @@ void *lowlat_map_remove(struct lowlat_map *map, uint64_t key)
 	void *value = NULL;
 
 	pthread_mutex_lock(&map->lock);
-	for (uint32_t i = 0; i < map->count; i++) {
-		if (map->items[i].key == key) {
+	if (map->count) {
+		uint32_t i = slot_of(map, key);
+		if (map->items[i].key)
 			value = remove_at_locked(map, i);
-			break;
-		}
 	}
 	pthread_mutex_unlock(&map->lock);
 	return value;
@@ -81,8 +107,9 @@ void *lowlat_map_pop(struct lowlat_map *map)
 	void *value = NULL;
 
 	pthread_mutex_lock(&map->lock);
-	if (map->count)
-		value = remove_at_locked(map, map->count - 1);
+	for (uint32_t i = 0; i < map->capacity && !value; i++)
+		if (map->items[i].key)
+			value = remove_at_locked(map, i);
 	pthread_mutex_unlock(&map->lock);
 	return value;
 }

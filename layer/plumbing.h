@@ -12,12 +12,13 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
-/* A small map from a 64-bit key to a pointer. A game has a handful of instances, devices and
- * swapchains, so a linear scan of a dense array beats hashing and keeps the code obvious. */
+/* A map from a 64-bit key (a handle, a dispatch key; never 0) to a pointer: open addressing with
+ * linear probing in a power-of-two table kept at most half full, so a lookup is a hash and, as a
+ * rule, one probe. Every operation takes the map's mutex. */
 struct lowlat_map {
 	pthread_mutex_t lock;
 	struct lowlat_map_item {
-		uint64_t key;
+		uint64_t key; /* 0: a free slot */
 		void *value;
 	} * items;
 	uint32_t count, capacity;
