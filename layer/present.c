@@ -46,6 +46,7 @@
 #include "objects.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "pace_grid.h"
 #include "present_ids.h"
 #include "present_mode.h"
 #include "present_refresh.h"
@@ -816,7 +817,7 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns)
 static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
-	int64_t refresh = t->refresh_ns, next;
+	int64_t refresh = t->refresh_ns;
 	int64_t n = t->vrr ? 0 : lowlat_refresh_multiple(sc->pacer.mfps, refresh);
 	/* The margin follows misses on the refresh grid; on the time grid and on VRR it is the floor
 	 * (pace_display.h says why). */
@@ -825,72 +826,38 @@ static int64_t display_release_locked(struct lowlat_swapchain *sc, int64_t now_n
 	                 : adapts          ? lowlat_miss_margin_ns(&t->miss_margin, refresh, n)
 	                                   : lowlat_display_margin_ns(refresh, n);
 	int64_t lead = lowlat_display_lead_ns(&t->ready, refresh, margin, lowlat_ready_percentile(n));
-	/* The CPU pacer released the previous frame (start-up, a per-present switch from a mode that
-	 * takes no targets): the grid continues an interval after that release, not from now. */
-	bool from_cpu = !sc->last_release_display && sc->last_release_ns;
-	int64_t earliest = now_ns;
+	struct lowlat_grid_plan plan;
 
-	if (from_cpu && sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer) > earliest)
-		earliest = sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer);
-	/* after: the target after next, for a frame released before the next present comes (the
-	 * app's present wait, present_wait.h). */
-	int64_t after;
-	if (n && sc->display_target_ns != LOWLAT_LOG_UNKNOWN) {
-		/* The refresh grid: n refreshes after this present's target, kept in phase with the
-		 * refresh starts the display reports (the rounded duration would otherwise drift). */
-		next = lowlat_refresh_nearest(sc->display_target_ns + n * refresh, t->vblank_ns, refresh);
-		after = next + n * refresh;
-	} else if (n) {
-		/* Starting (or restarting) the refresh grid: the first refresh the next frame can make. */
-		next = lowlat_refresh_at_or_after(earliest + lead, t->vblank_ns, refresh);
-		after = next + n * refresh;
-	} else {
-		/* The time grid. The pacer paces ready times: it is given when the next frame would be
-		 * ready if released now, and its deadline is that frame's target. From the CPU pacer, its
-		 * grid moves into ready times: the last release plus the lead. */
-		if (from_cpu)
-			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
-		int64_t ready = now_ns + lead;
-		/* On a fixed-rate display the grid may trail by some refreshes more before it restarts:
-		 * a frame presented after its refresh was moved to the next one, or a stall held several,
-		 * and the frames after it follow behind their grid points (each target at or after the
-		 * time it can be ready) until the cap's own repeats, whose refreshes they take back
-		 * (pace_display.h). */
-		int64_t interval = lowlat_pacer_interval_ns(&sc->pacer);
-		next = lowlat_pacer_next_predicted_deadline(
-		        &sc->pacer, ready, t->vrr ? 0 : LOWLAT_TIME_GRID_TRAIL_REFRESHES * refresh);
-		after = next + interval;
-		if (!t->vrr) {
-			/* After this present's target (LOWLAT_LOG_UNKNOWN is INT64_MIN, none). */
-			next = lowlat_time_grid_target(next < ready ? ready : next, sc->display_target_ns,
-			                               t->vblank_ns, refresh, interval);
-			after = lowlat_time_grid_target(after, next, t->vblank_ns, refresh, interval);
-		}
-	}
-	if (t->backlog_refreshes) {
-		/* Frames queue behind V-Sync (present_timing.c): hold the app back that many refreshes
-		 * once, so the display shows the queued frames meanwhile and the next one, released just
-		 * in time again, finds the queue empty. The grid moves with it. */
-		int64_t delay = t->backlog_refreshes * refresh;
+	if (t->backlog_refreshes)
 		LOWLAT_DEBUG("swapchain %ux%u: frames wait %" PRId64 " refresh(es) in the display's queue; "
 		             "draining it",
 		             sc->extent.width, sc->extent.height, t->backlog_refreshes);
-		if (!n)
-			lowlat_pacer_delay(&sc->pacer, delay);
-		next += delay;
-		after += delay;
+	lowlat_grid_plan(&sc->pacer,
+	                 &(struct lowlat_grid_in){
+	                         .refresh_ns = refresh,
+	                         .vblank_ns = t->vblank_ns,
+	                         .vrr = t->vrr,
+	                         .n = n,
+	                         .lead_ns = lead,
+	                         .now_ns = now_ns,
+	                         .current_ns = sc->display_target_ns,
+	                         .cpu_release_ns = sc->last_release_display ? 0 : sc->last_release_ns,
+	                         .backlog_refreshes = t->backlog_refreshes,
+	                 },
+	                 &plan);
+	if (t->backlog_refreshes) {
 		t->drain_seq = t->pushed_seq;
 		t->backlog_refreshes = 0;
 		t->drains++;
 	}
-	t->target_ns = next;
-	t->after_release_ns = after - lead;
+	t->target_ns = plan.target_ns;
+	t->after_release_ns = plan.after_ns - lead;
 	t->lead_ns = lead;
 	t->target_judged = adapts;
 	t->target_n = n;
 	t->have_target = true;
 	sc->last_release_display = true;
-	return next - lead;
+	return plan.target_ns - lead;
 }
 
 /* Whether a present's late release is planned on the display grid (present timing) or on the

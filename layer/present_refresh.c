@@ -11,6 +11,7 @@
 #include "message.h"
 #include "pace.h"
 #include "pace_display.h"
+#include "pace_grid.h"
 
 bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_t why_size)
 {
@@ -127,18 +128,12 @@ static int64_t refresh_lead_ns(const struct lowlat_ready_window *w, int64_t peri
 static int64_t release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
 {
 	struct lowlat_swapchain_refresh *r = &sc->refresh;
-	int64_t period = r->grid.period_ns, vblank = r->grid.vblank_ns, next;
+	int64_t period = r->grid.period_ns, vblank = r->grid.vblank_ns;
 	int64_t lead = refresh_lead_ns(&r->ready, period);
-	int64_t n = lowlat_refresh_multiple(sc->pacer.mfps, period);
-	/* The CPU pacer released the previous frame (start-up, the grid found again, a switch from
-	 * IMMEDIATE): continue an interval after that release, not from now. */
-	bool from_cpu = !sc->last_release_display && sc->last_release_ns;
-	bool have_current = r->have_target && sc->last_release_display;
-	int64_t earliest = now_ns, current = 0;
+	int64_t current = INT64_MIN;
+	struct lowlat_grid_plan plan;
 
-	if (from_cpu && sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer) > earliest)
-		earliest = sc->last_release_ns + lowlat_pacer_interval_ns(&sc->pacer);
-	if (have_current) {
+	if (r->have_target && sc->last_release_display) {
 		/* The vblank the frame just presented was released for; presented after it, the frame
 		 * makes the first refresh after its present at best, and the grid continues from there. */
 		current = r->target_ns;
@@ -147,35 +142,24 @@ static int64_t release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
 		sc->target_ns = current;
 		r->frame_lead_ns = r->lead_ns;
 	}
-	/* after: the vblank after next, for a frame released before the next present comes (a wait
-	 * point away from the present: the app's present wait or latency sleep, pace_display.h). */
-	int64_t after;
-	if (n && have_current) {
-		/* The refresh grid: n refreshes after the frame just presented, in phase with the
-		 * latest vblank read (the period alone would drift). */
-		next = lowlat_refresh_nearest(current + n * period, vblank, period);
-		after = next + n * period;
-	} else if (n) {
-		/* Starting the refresh grid: the first refresh the next frame can make. */
-		next = lowlat_refresh_at_or_after(earliest + lead, vblank, period);
-		after = next + n * period;
-	} else {
-		/* The time grid, in ready times as on the "timing" level: the pacer is given when the
-		 * next frame would be presented if released now, its deadline moved to a refresh. */
-		if (from_cpu)
-			lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns + lead);
-		int64_t deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns + lead);
-		next = lowlat_refresh_at_or_after(deadline, vblank, period);
-		after = lowlat_refresh_at_or_after(deadline + lowlat_pacer_interval_ns(&sc->pacer), vblank,
-		                                   period);
-	}
-	r->target_ns = next;
-	r->after_release_ns = after - lead;
+	lowlat_grid_plan(&sc->pacer,
+	                 &(struct lowlat_grid_in){
+	                         .refresh_ns = period,
+	                         .vblank_ns = vblank,
+	                         .n = lowlat_refresh_multiple(sc->pacer.mfps, period),
+	                         .lead_ns = lead,
+	                         .now_ns = now_ns,
+	                         .current_ns = current,
+	                         .cpu_release_ns = sc->last_release_display ? 0 : sc->last_release_ns,
+	                 },
+	                 &plan);
+	r->target_ns = plan.target_ns;
+	r->after_release_ns = plan.after_ns - lead;
 	r->have_target = true;
 	r->lead_ns = lead;
 	r->released = true;
 	sc->last_release_display = true;
-	return next - lead;
+	return plan.target_ns - lead;
 }
 
 /* The pacer is shared with the game thread's latency sleep where the device has VK_NV_low_latency2
