@@ -90,6 +90,21 @@ const void *lowlat_chain_find(const void *chain, VkStructureType type)
 #define TIMING_STRUCTS(S)
 #endif
 
+/* Submit structures that may stand before VkLatencySubmissionPresentIdNV, which lowlat leaves out of
+ * the submits of a device where it emulates VK_NV_low_latency2 (latency_sleep.c). */
+#define SUBMIT_STRUCTS(S)                                                                                    \
+	S(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO, VkTimelineSemaphoreSubmitInfo)                   \
+	S(VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO, VkDeviceGroupSubmitInfo)                               \
+	S(VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO, VkProtectedSubmitInfo)                                    \
+	S(VK_STRUCTURE_TYPE_PERFORMANCE_QUERY_SUBMIT_INFO_KHR, VkPerformanceQuerySubmitInfoKHR)              \
+	S(VK_STRUCTURE_TYPE_SWAPCHAIN_COUNTER_CREATE_INFO_EXT, VkSwapchainCounterCreateInfoEXT)
+
+#ifdef VK_EXT_frame_boundary
+#define FRAME_BOUNDARY_STRUCTS(S) S(VK_STRUCTURE_TYPE_FRAME_BOUNDARY_EXT, VkFrameBoundaryEXT)
+#else
+#define FRAME_BOUNDARY_STRUCTS(S)
+#endif
+
 #ifdef VK_VERSION_1_4
 #define CORE14_STRUCTS(S)                                                                                    \
 	S(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_4_FEATURES, VkPhysicalDeviceVulkan14Features)
@@ -110,6 +125,8 @@ size_t lowlat_chain_struct_size(VkStructureType type)
 		PRESENT_WAIT2_STRUCTS(SIZE_CASE)
 		TIMING_STRUCTS(SIZE_CASE)
 		CORE14_STRUCTS(SIZE_CASE)
+		SUBMIT_STRUCTS(SIZE_CASE)
+		FRAME_BOUNDARY_STRUCTS(SIZE_CASE)
 	default: return 0;
 	}
 #undef SIZE_CASE
@@ -156,6 +173,37 @@ const void *lowlat_chain_copy_to(const void *chain, const void *target, struct l
 		}
 	}
 	return NULL;
+}
+
+const void *lowlat_chain_without(const void *chain, VkStructureType type,
+                                 struct lowlat_chain_storage *storage)
+{
+	VkBaseOutStructure *prev = NULL;
+	const void *head = chain;
+
+	for (const VkBaseInStructure *p = chain; p; p = p->pNext) {
+		if (p->sType == type) {
+			/* Skipped: the previous link (a copy of ours, or the head) jumps over it. */
+			if (prev)
+				prev->pNext = (VkBaseOutStructure *)p->pNext;
+			else
+				head = p->pNext;
+			continue;
+		}
+		if (!lowlat_chain_has(p->pNext, type))
+			break; /* nothing of that type further on: the rest is shared as it is */
+		size_t size = lowlat_chain_struct_size(p->sType);
+		VkBaseOutStructure *c;
+		if (!size || !(c = storage_take(storage, size)))
+			return NULL;
+		memcpy(c, p, size);
+		if (prev)
+			prev->pNext = c;
+		else
+			head = c;
+		prev = c;
+	}
+	return head;
 }
 
 void lowlat_chain_storage_fini(struct lowlat_chain_storage *s)

@@ -4,7 +4,7 @@
  * into its VkPhysicalDevice*Features, rewrite its VkSwapchainPresentModeInfoKHR) it copies every
  * structure from the head of the chain down to that one, links the copies, and points the last copy
  * at the rest of the app's chain, which is shared, not copied. Copying needs each structure's size,
- * known here only for the structures apps chain to the create and present infos lowlat changes; a
+ * known here only for the structures apps chain to the create, present and submit infos lowlat changes; a
  * chain with an unknown structure in front of the one to change cannot be copied, and the caller
  * says so and leaves that change out.
  */
@@ -43,6 +43,13 @@ struct lowlat_chain_storage {
  * then change. NULL when a structure in between has an unknown size or storage ran out. */
 const void *lowlat_chain_copy_to(const void *chain, const void *target, struct lowlat_chain_storage *storage,
                                  void **copy);
+
+/* The chain with every structure of `type` left out: the structures in front of the last of them are
+ * copied into storage and relinked, the rest is shared. NULL when one of those cannot be copied
+ * (unknown size, storage full); the caller then hands the chain down as it was and says so. A
+ * chain without such a structure comes back as it is. */
+const void *lowlat_chain_without(const void *chain, VkStructureType type,
+                                 struct lowlat_chain_storage *storage);
 
 void lowlat_chain_storage_fini(struct lowlat_chain_storage *storage);
 

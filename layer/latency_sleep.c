@@ -282,90 +282,25 @@ void lowlat_latency_device_fini(struct lowlat_device *dev)
 
 /* ---- structs of the extension out of pNext chains (emulated devices) ---- */
 
-/* The size of a struct that may sit before the extension's in a chain lowlat strips, 0 for a type
- * it does not know (and so cannot copy). Apps put the extension's struct first as a rule (DXVK
- * does), and then nothing is copied at all. */
-static size_t known_size(VkStructureType type)
-{
-	switch (type) {
-	case VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO: return sizeof(VkTimelineSemaphoreSubmitInfo);
-	case VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO: return sizeof(VkDeviceGroupSubmitInfo);
-	case VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO: return sizeof(VkProtectedSubmitInfo);
-	case VK_STRUCTURE_TYPE_PERFORMANCE_QUERY_SUBMIT_INFO_KHR:
-		return sizeof(VkPerformanceQuerySubmitInfoKHR);
-	case VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO: return sizeof(VkImageFormatListCreateInfo);
-	case VK_STRUCTURE_TYPE_SWAPCHAIN_COUNTER_CREATE_INFO_EXT:
-		return sizeof(VkSwapchainCounterCreateInfoEXT);
-	case VK_STRUCTURE_TYPE_DEVICE_GROUP_SWAPCHAIN_CREATE_INFO_KHR:
-		return sizeof(VkDeviceGroupSwapchainCreateInfoKHR);
-#ifdef VK_EXT_swapchain_maintenance1
-	case VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODES_CREATE_INFO_EXT:
-		return sizeof(VkSwapchainPresentModesCreateInfoEXT);
-	case VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_SCALING_CREATE_INFO_EXT:
-		return sizeof(VkSwapchainPresentScalingCreateInfoEXT);
-#endif
-#ifdef VK_EXT_frame_boundary
-	case VK_STRUCTURE_TYPE_FRAME_BOUNDARY_EXT: return sizeof(VkFrameBoundaryEXT);
-#endif
-	default: return 0;
-	}
-}
-
-/* chain with every struct of `type` left out: the structs before it are copied into storage and
- * relinked, the app's are only read. Where a struct before it cannot be copied (unknown type, or
- * more than the storage holds) the chain comes back as it was and *ok is false. */
-const void *lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_copy *storage,
-                                 bool *ok)
-{
-	VkBaseInStructure *prev = NULL;
-	const void *head = chain;
-	uint32_t used = 0;
-
-	*ok = true;
-	for (const VkBaseInStructure *p = chain; p; p = p->pNext) {
-		if (p->sType == type) {
-			/* Skip it: the previous link (a copy of ours, or the head) jumps over it. */
-			if (prev)
-				prev->pNext = p->pNext;
-			else
-				head = p->pNext;
-			continue;
-		}
-		if (!lowlat_chain_has(p->pNext, type))
-			break; /* nothing of that type further on: the rest is shared as it is */
-		size_t size = known_size(p->sType);
-		if (!size || size > sizeof(storage->slot[0]) || used == LOWLAT_CHAIN_COPIES) {
-			*ok = false;
-			return chain;
-		}
-		VkBaseInStructure *copy = (VkBaseInStructure *)storage->slot[used++];
-		memcpy(copy, p, size);
-		if (prev)
-			prev->pNext = copy;
-		else
-			head = copy;
-		prev = copy;
-	}
-	return head;
-}
-
 const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_device *dev,
                                                               const VkSwapchainCreateInfoKHR *app,
                                                               VkSwapchainCreateInfoKHR *copy,
-                                                              struct lowlat_chain_copy *storage)
+                                                              struct lowlat_chain_storage *storage)
 {
-	bool ok;
+	const void *chain;
 
 	if (dev->latency.mode != LOWLAT_LATENCY_EMULATED ||
 	    !lowlat_chain_has(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV))
 		return app;
-	*copy = *app;
-	copy->pNext = lowlat_chain_without(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV,
-	                                   storage, &ok);
-	if (!ok)
+	chain = lowlat_chain_without(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV, storage);
+	if (!chain) {
 		LOWLAT_WARN_ONCE(
 		        "VK_NV_low_latency2: VkSwapchainLatencyCreateInfoNV follows a structure lowlat "
 		        "cannot copy; it reaches the driver as the app chained it");
+		return app;
+	}
+	*copy = *app;
+	copy->pNext = chain;
 	return copy;
 }
 
@@ -972,8 +907,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitSemaphoresKHR(VkDevice device,
 	return wait_semaphores(device, info, timeout, true);
 }
 
-/* Submits on stack copies up to this many; more (rare) on the heap. */
-#define SUBMITS_ON_STACK 8
+/* Submits on stack copies up to this many; more (rare) on the heap. Room for each one's copies of
+ * the structures in front of the one left out: apps chain it first as a rule (DXVK does), and then
+ * nothing is copied at all. */
+#define SUBMITS_ON_STACK   8
+#define SUBMIT_CHAIN_BYTES 384
 
 /* Which of the submits carry a VkLatencySubmissionPresentIdNV, the one struct of the extension a
  * submit can hold. Cheap when none does: one walk of short chains. */
@@ -995,24 +933,26 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitSemaphoresKHR(VkDevice device,
 		if (!any)                                                                                    \
 			return below(queue, count, submits, fence);                                          \
 		Info stack_infos[SUBMITS_ON_STACK];                                                          \
-		struct lowlat_chain_copy stack_chains[SUBMITS_ON_STACK];                                     \
+		_Alignas(16) unsigned char stack_chains[SUBMITS_ON_STACK * SUBMIT_CHAIN_BYTES];              \
 		Info *infos = stack_infos;                                                                   \
-		struct lowlat_chain_copy *chains = stack_chains;                                             \
+		struct lowlat_chain_storage chains = {.buffer = stack_chains, .size = sizeof(stack_chains)}; \
 		if (count > SUBMITS_ON_STACK) {                                                              \
 			infos = malloc(count * sizeof(*infos));                                              \
-			chains = malloc(count * sizeof(*chains));                                            \
-			if (!infos || !chains) {                                                             \
+			chains.buffer = malloc(count * SUBMIT_CHAIN_BYTES);                                  \
+			chains.size = count * SUBMIT_CHAIN_BYTES;                                            \
+			if (!infos || !chains.buffer) {                                                      \
 				free(infos);                                                                 \
-				free(chains);                                                                \
+				free(chains.buffer);                                                         \
 				return VK_ERROR_OUT_OF_HOST_MEMORY;                                          \
 			}                                                                                    \
 		}                                                                                            \
 		for (uint32_t i = 0; i < count; i++) {                                                       \
-			bool ok;                                                                             \
+			const void *chain =                                                                  \
+			        lowlat_chain_without(submits[i].pNext, LATENCY_SUBMIT_TYPE, &chains);        \
 			infos[i] = submits[i];                                                               \
-			infos[i].pNext = lowlat_chain_without(submits[i].pNext, LATENCY_SUBMIT_TYPE,         \
-			                                      &chains[i], &ok);                              \
-			if (!ok)                                                                             \
+			if (chain)                                                                           \
+				infos[i].pNext = chain;                                                      \
+			else                                                                                 \
 				LOWLAT_WARN_ONCE(                                                            \
 				        "VK_NV_low_latency2: VkLatencySubmissionPresentIdNV follows "        \
 				        "a structure lowlat cannot copy; it reaches the driver");            \
@@ -1020,7 +960,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitSemaphoresKHR(VkDevice device,
 		result = below(queue, count, infos, fence);                                                  \
 		if (infos != stack_infos) {                                                                  \
 			free(infos);                                                                         \
-			free(chains);                                                                        \
+			free(chains.buffer);                                                                 \
 		}                                                                                            \
 		return result;                                                                               \
 	}

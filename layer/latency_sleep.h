@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "chain.h"
 #include "latency_book.h"
 #include "pace.h"
 #include "pace_display.h"
@@ -127,13 +128,6 @@ struct lowlat_instance;
 struct lowlat_device;
 struct lowlat_swapchain;
 
-/* Storage for the structs lowlat copies to leave one out of a pNext chain (lowlat_chain_without):
- * at most 4 before it, each up to 96 bytes (the largest it knows, VkDeviceGroupSubmitInfo, is 64). */
-#define LOWLAT_CHAIN_COPIES 4
-struct lowlat_chain_copy {
-	_Alignas(16) unsigned char slot[LOWLAT_CHAIN_COPIES][96];
-};
-
 /* Device creation: a copy of the app's create info without VK_NV_low_latency2 when the driver
  * lacks it (emulated), else the app's own; mode says which. */
 struct lowlat_latency_setup {
@@ -156,9 +150,7 @@ void lowlat_latency_device_fini(struct lowlat_device *dev);
 const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_device *dev,
                                                               const VkSwapchainCreateInfoKHR *app,
                                                               VkSwapchainCreateInfoKHR *copy,
-                                                              struct lowlat_chain_copy *storage);
-const void *lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_copy *storage,
-                                 bool *ok);
+                                                              struct lowlat_chain_storage *storage);
 void lowlat_latency_swapchain_init(struct lowlat_swapchain *sc);
 /* Before the swapchain is destroyed: sends the signals still owed for its sleeps. */
 void lowlat_latency_swapchain_fini(struct lowlat_device *dev, struct lowlat_swapchain *sc);
@@ -239,7 +231,7 @@ static inline void lowlat_latency_device_fini(struct lowlat_device *dev)
 }
 static inline const VkSwapchainCreateInfoKHR *
 lowlat_latency_swapchain_info(struct lowlat_device *dev, const VkSwapchainCreateInfoKHR *app,
-                              VkSwapchainCreateInfoKHR *copy, struct lowlat_chain_copy *storage)
+                              VkSwapchainCreateInfoKHR *copy, struct lowlat_chain_storage *storage)
 {
 	(void)dev;
 	(void)copy;

@@ -263,7 +263,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	/* Without VkSwapchainLatencyCreateInfoNV where lowlat provides VK_NV_low_latency2: the base
 	 * of everything below. */
 	VkSwapchainCreateInfoKHR latency_copy;
-	struct lowlat_chain_copy latency_chain;
+	_Alignas(16) unsigned char latency_chain_buffer[512];
+	struct lowlat_chain_storage latency_chain = {.buffer = latency_chain_buffer,
+	                                             .size = sizeof(latency_chain_buffer)};
 	const VkSwapchainCreateInfoKHR *base =
 	        lowlat_latency_swapchain_info(dev, info, &latency_copy, &latency_chain);
 	/* The settings in force now decide a mode chosen once at creation. */

@@ -132,6 +132,34 @@ static void test_fixed_storage(void)
 	CHECK(copy && ((VkPresentIdKHR *)copy)->pNext == NULL);
 }
 
+/* A structure left out of a chain (VkPresentIdKHR standing for the one lowlat strips): in front of
+ * it copied, behind it shared, the app's untouched; every one of that type out; one lowlat cannot
+ * copy in front of it refuses. */
+static void test_without(void)
+{
+	VkPresentRegionsKHR tail = {.sType = VK_STRUCTURE_TYPE_PRESENT_REGIONS_KHR};
+	VkPresentIdKHR id2 = {.sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .pNext = &tail};
+	VkDisplayPresentInfoKHR mid = {.sType = VK_STRUCTURE_TYPE_DISPLAY_PRESENT_INFO_KHR, .pNext = &id2};
+	VkPresentIdKHR id1 = {.sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .pNext = &mid};
+	VkTimelineSemaphoreSubmitInfo head = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+	                                      .pNext = &id1};
+	_Alignas(16) unsigned char buffer[256];
+	struct lowlat_chain_storage s = {.buffer = buffer, .size = sizeof(buffer)};
+
+	const VkBaseInStructure *c = lowlat_chain_without(&head, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s);
+	CHECK(c && (const void *)c != &head && c->sType == head.sType);
+	CHECK(c && c->pNext && (const void *)c->pNext != &mid && c->pNext->sType == mid.sType);
+	CHECK(c && c->pNext && (const void *)c->pNext->pNext == &tail);
+	CHECK(head.pNext == &id1 && id1.pNext == &mid && mid.pNext == &id2);
+	/* Nothing of the type: the chain itself; the type first: the rest, nothing copied. */
+	s.used = 0;
+	CHECK(lowlat_chain_without(&tail, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s) == &tail);
+	CHECK(lowlat_chain_without(&id2, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s) == &tail && s.used == 0);
+	/* A structure of unknown size in front: refused. */
+	VkBaseInStructure unknown = {.sType = (VkStructureType)1000999999, .pNext = (const void *)&id2};
+	CHECK(lowlat_chain_without(&unknown, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s) == NULL);
+}
+
 int main(void)
 {
 	RUN(test_names);
@@ -139,5 +167,6 @@ int main(void)
 	RUN(test_feature_ored);
 	RUN(test_feature_uncopyable);
 	RUN(test_fixed_storage);
+	RUN(test_without);
 	return check_result();
 }
