@@ -19,6 +19,7 @@
 #include "log.h"
 #include "message.h"
 #include "objects.h"
+#include "swapchain.h"
 
 void lowlat_anti_lag_device_init(struct lowlat_device *dev, bool enabled)
 {

@@ -5,7 +5,20 @@
 
 #include <vulkan/vulkan.h>
 
-#include "pace.h"
+#include "message.h"
+#include "objects.h"
+
+/* A swapchain hook's device and the function it calls down to. Every device is tracked from its
+ * creation, so these are missing only when the app calls a swapchain function it fetched with
+ * vkGetInstanceProcAddr on a device that did not enable VK_KHR_swapchain (invalid use): say so once
+ * and return an error the entry point may return, rather than call a NULL pointer in the game. */
+#define LOWLAT_HOOK_DEVICE(dev, handle, function, error)                                                     \
+	struct lowlat_device *dev = lowlat_device_of(handle);                                                \
+	if (!dev || !dev->vk.function) {                                                                     \
+		LOWLAT_WARN_ONCE("vk" #function " called on a device without VK_KHR_swapchain enabled; "     \
+		                 "returning " #error);                                                       \
+		return error;                                                                                \
+	}
 
 /* layer.c: loader plumbing. */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance instance, const char *name);
@@ -19,7 +32,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
                                                    const VkAllocationCallbacks *allocator, VkDevice *device);
 VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator);
 
-/* present.c: swapchains and presentation. */
+/* swapchain.c and present.c: swapchains and presentation. */
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkSwapchainCreateInfoKHR *info,
                                                          const VkAllocationCallbacks *allocator,
@@ -33,9 +46,5 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
                                                            const VkAcquireNextImageInfoKHR *info,
                                                            uint32_t *index);
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
-
-/* present.c: called by DestroyDevice for swapchains the app leaked. */
-struct lowlat_device;
-void lowlat_present_device_teardown(struct lowlat_device *device);
 
 #endif

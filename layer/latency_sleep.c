@@ -35,6 +35,7 @@
 #include "log.h"
 #include "message.h"
 #include "objects.h"
+#include "swapchain.h"
 
 #define EXT_NAME VK_NV_LOW_LATENCY_2_EXTENSION_NAME
 /* The revision lowlat implements: what it accepts and strips is revision 2's (revision 3 only

@@ -22,6 +22,7 @@
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
+#include "swapchain.h"
 
 static void copy_name(char *dst, size_t size, const char *src)
 {
@@ -285,7 +286,7 @@ VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocat
 	dev = lowlat_map_remove(&lowlat_devices, lowlat_dispatch_key(device));
 	if (!dev)
 		return;
-	lowlat_present_device_teardown(dev);
+	lowlat_swapchain_device_teardown(dev);
 	lowlat_latency_device_fini(dev);
 	dev->vk.DestroyDevice(device, allocator);
 	lowlat_map_fini(&dev->swapchains);

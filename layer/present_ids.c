@@ -6,6 +6,7 @@
 #include "chain.h"
 #include "clock.h"
 #include "message.h"
+#include "swapchain.h"
 
 void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
                              struct lowlat_device_info *d, struct lowlat_ids_device_setup *s)
@@ -62,85 +63,88 @@ void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phys
 	s->enable = true;
 }
 
-/* The app's id for swapchain i of a present: its VkPresentIdKHR, else its VkPresentId2KHR. */
-static uint64_t app_id_of(const VkPresentIdKHR *id1, const void *id2, uint32_t i)
+/* The app's id struct of each kind in a chain, NULL where it chains none. */
+static const VkPresentIdKHR *app_ids1(const void *chain)
 {
-	if (id1 && id1->pPresentIds && i < id1->swapchainCount)
-		return id1->pPresentIds[i];
-#ifdef VK_KHR_present_id2
-	const VkPresentId2KHR *ids2 = id2;
-	if (ids2 && ids2->pPresentIds && i < ids2->swapchainCount)
-		return ids2->pPresentIds[i];
-#else
-	(void)id2;
-#endif
-	return 0;
+	return lowlat_chain_find(chain, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
 }
 
-/* The copy's chain with the app's id struct of `type` (found in it) pointing at lowlat's ids. */
-static const void *replace_ids(const void *head, VkStructureType type, struct lowlat_chain_storage *storage,
-                               struct lowlat_ids_present *p, uint32_t n)
+static const VkPresentIdKHR *app_ids2(const void *chain)
 {
-	const void *found = lowlat_chain_find(head, type);
+#ifdef VK_KHR_present_id2
+	/* VkPresentId2KHR has VkPresentIdKHR's layout past the header. */
+	return lowlat_chain_find(chain, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR);
+#else
+	(void)chain;
+	return NULL;
+#endif
+}
+
+void lowlat_ids_app_ids(struct lowlat_present_call *call)
+{
+	const VkPresentIdKHR *id1 = app_ids1(call->app->pNext), *id2 = app_ids2(call->app->pNext);
+
+	for (uint32_t i = 0; i < call->count; i++) {
+		uint64_t id = 0;
+		if (id1 && id1->pPresentIds && i < id1->swapchainCount)
+			id = id1->pPresentIds[i];
+		else if (id2 && id2->pPresentIds && i < id2->swapchainCount)
+			id = id2->pPresentIds[i];
+		call->frames[i].app_id = id;
+	}
+}
+
+/* The copy's chain with the app's id struct `found` (in it) pointing at lowlat's ids; NULL when the
+ * chain in front of it cannot be copied. */
+static const void *replace_ids(const void *head, const VkPresentIdKHR *found,
+                               struct lowlat_chain_storage *storage, struct lowlat_ids_present *p, uint32_t n)
+{
 	void *copy;
 
-	if (!found)
-		return head;
 	head = lowlat_chain_copy_to(head, found, storage, &copy);
 	if (!head)
 		return NULL;
-	/* VkPresentIdKHR and VkPresentId2KHR have the same layout past the header. */
 	((VkPresentIdKHR *)copy)->swapchainCount = n;
 	((VkPresentIdKHR *)copy)->pPresentIds = p->ids;
 	return head;
 }
 
-const VkPresentInfoKHR *lowlat_ids_present(struct lowlat_device *dev, const VkPresentInfoKHR *info,
-                                           struct lowlat_ids_present *p)
+void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_present *p)
 {
-	const VkPresentIdKHR *id1 = lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
-	const void *id2 = NULL;
-	uint32_t n = info->swapchainCount;
+	const VkPresentInfoKHR *info = call->down;
+	uint32_t n = call->count;
 	bool owned = false;
 
-#ifdef VK_KHR_present_id2
-	id2 = lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR);
-#endif
 	for (uint32_t i = 0; i < n; i++) {
-		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain *sc = call->frames[i].sc;
 		if (sc) {
 			sc->present_id = 0;
 			owned = owned || sc->ids_owned;
 		}
 	}
 	if (!owned)
-		return info;
+		return;
 
 	struct lowlat_chain_storage storage = {.buffer = p->storage, .size = sizeof(p->storage)};
-	const void *head = n <= LOWLAT_IDS_PRESENT_SWAPCHAINS_MAX ? info->pNext : NULL;
-	if (head && id1)
-		head = replace_ids(head, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &storage, p, n);
-#ifdef VK_KHR_present_id2
+	const VkPresentIdKHR *id1 = app_ids1(info->pNext), *id2 = app_ids2(info->pNext);
+	const void *head = id1 ? replace_ids(info->pNext, id1, &storage, p, n) : info->pNext;
 	if (head && id2)
-		head = replace_ids(head, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR, &storage, p, n);
-#endif
-	if (n > LOWLAT_IDS_PRESENT_SWAPCHAINS_MAX || (!head && (id1 || id2))) {
+		head = replace_ids(head, app_ids2(head), &storage, p, n);
+	if (!head && (id1 || id2)) {
 		/* The driver would see the app's ids mixed with lowlat's, out of order: those swapchains
 		 * give their ids back to the app for good, and leave the "present-wait" level. */
 		for (uint32_t i = 0; i < n; i++) {
-			struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+			struct lowlat_swapchain *sc = call->frames[i].sc;
 			if (sc && sc->ids_owned) {
 				sc->ids_owned = false;
-				lowlat_msg("swapchain %ux%u: a present lowlat cannot copy (more than %d "
-				           "swapchains, or a "
-				           "structure it does not know before the app's present ids); its "
-				           "ids are the "
-				           "app's again, and it is paced on the CPU clock",
-				           sc->extent.width, sc->extent.height,
-				           LOWLAT_IDS_PRESENT_SWAPCHAINS_MAX);
+				lowlat_msg(
+				        "swapchain %ux%u: a present lowlat cannot copy (a structure it does "
+				        "not know before the app's present ids); its ids are the app's "
+				        "again, and it is paced on the CPU clock",
+				        sc->extent.width, sc->extent.height);
 			}
 		}
-		return info;
+		return;
 	}
 	if (!id1 && !id2) {
 		p->id = (VkPresentIdKHR){.sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR,
@@ -150,13 +154,14 @@ const VkPresentInfoKHR *lowlat_ids_present(struct lowlat_device *dev, const VkPr
 		head = &p->id;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-		uint64_t app = app_id_of(id1, id2, i);
-		p->ids[i] = sc && sc->ids_owned ? (sc->present_id = lowlat_id_map_issue(&sc->ids, app)) : app;
+		struct lowlat_frame *f = &call->frames[i];
+		p->ids[i] = f->sc && f->sc->ids_owned
+		                    ? (f->sc->present_id = lowlat_id_map_issue(&f->sc->ids, f->app_id))
+		                    : f->app_id;
 	}
 	p->info = *info;
 	p->info.pNext = head;
-	return &p->info;
+	call->down = &p->info;
 }
 
 /* One wait down the chain for lowlat's id `id`, v1 or v2 as the app called it. */

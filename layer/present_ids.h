@@ -19,7 +19,11 @@
 #include <stdint.h>
 
 #include "create_info.h"
-#include "objects.h"
+#include "present_call.h"
+
+struct lowlat_instance;
+struct lowlat_device;
+struct lowlat_swapchain;
 
 /* Device creation: present_id and present_wait (extensions and features) on the copy, when the
  * device offers both. enable says whether the device has them (the app's or lowlat's); reason why
@@ -33,19 +37,21 @@ void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phys
                              struct lowlat_device_info *d, struct lowlat_ids_device_setup *s);
 
 /* A present's copy carrying lowlat's ids; storage for lowlat_ids_present. */
-#define LOWLAT_IDS_PRESENT_SWAPCHAINS_MAX 8
 struct lowlat_ids_present {
 	VkPresentInfoKHR info;
 	VkPresentIdKHR id;
-	uint64_t ids[LOWLAT_IDS_PRESENT_SWAPCHAINS_MAX];
+	uint64_t ids[LOWLAT_CALL_SWAPCHAINS_MAX];
 	unsigned char storage[512];
 };
 
-/* At each present: the info to hand down (info itself when no swapchain of the call owns its ids,
- * else p->info), with each owning swapchain's sc->present_id set to the id the driver sees (0 on
- * the others). The app's VkPresentIdKHR / VkPresentId2KHR are replaced in a copy of its chain. */
-const VkPresentInfoKHR *lowlat_ids_present(struct lowlat_device *dev, const VkPresentInfoKHR *info,
-                                           struct lowlat_ids_present *p);
+/* On a present's entry: each frame's app_id, from the app's VkPresentIdKHR, else its
+ * VkPresentId2KHR (0: none). */
+void lowlat_ids_app_ids(struct lowlat_present_call *call);
+
+/* At each present: where a swapchain of the call owns its ids, call->down becomes p->info, a copy
+ * carrying lowlat's ids (the app's VkPresentIdKHR / VkPresentId2KHR replaced in a copy of its
+ * chain), and that swapchain's sc->present_id is the id the driver sees (0 on the others). */
+void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_present *p);
 
 /* The app's present wait for its id app_id (v2: its VkPresentWait2InfoKHR, else NULL), translated
  * into lowlat's ids on a swapchain that owns them (sc may be NULL: passed through). Returns what

@@ -15,6 +15,7 @@
 
 #include "chain.h"
 #include "message.h"
+#include "swapchain.h"
 
 #define LATEST_READY VK_PRESENT_MODE_FIFO_LATEST_READY_KHR
 
@@ -376,20 +377,17 @@ static VkPresentModeKHR choose(const struct lowlat_swapchain *sc)
 	}
 }
 
-const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkPresentInfoKHR *info,
-                                            struct lowlat_mode_present *mp)
+void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_present *mp)
 {
+	const VkPresentInfoKHR *info = call->down;
 	const VkSwapchainPresentModeInfoKHR *app =
 	        lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR);
-	uint32_t n = info->swapchainCount;
-	bool differs = false, all_switch = n > 0, usable = n <= LOWLAT_MODE_PRESENT_SWAPCHAINS_MAX;
-	const VkPresentInfoKHR *out = info;
-
+	uint32_t n = call->count;
 	/* A per-present list that does not match the call is the app's error: passed as it is. */
-	if (app && app->swapchainCount != n)
-		usable = false;
+	bool differs = false, all_switch = true, usable = !app || app->swapchainCount == n;
+
 	for (uint32_t i = 0; i < n; i++) {
-		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain *sc = call->frames[i].sc;
 		VkPresentModeKHR asked;
 
 		if (!sc) {
@@ -410,7 +408,7 @@ const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkP
 		all_switch = all_switch && sc->modes.policy == LOWLAT_MODES_SWITCH;
 	}
 	if (!usable)
-		return info;
+		return;
 	if (app && differs) {
 		struct lowlat_chain_storage storage = {.buffer = mp->storage, .size = sizeof(mp->storage)};
 		void *copy;
@@ -419,17 +417,15 @@ const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkP
 			LOWLAT_WARN_ONCE(
 			        "a present's chain cannot be copied (a structure lowlat does not know): its "
 			        "present modes stay as the app asked");
-			for (uint32_t i = 0; i < n; i++) {
-				struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
-				if (sc)
-					sc->current_mode = sc->modes.app_mode;
-			}
-			return info;
+			for (uint32_t i = 0; i < n; i++)
+				if (call->frames[i].sc)
+					call->frames[i].sc->current_mode = call->frames[i].sc->modes.app_mode;
+			return;
 		}
 		((VkSwapchainPresentModeInfoKHR *)copy)->pPresentModes = mp->mode;
 		mp->info = *info;
 		mp->info.pNext = head;
-		out = &mp->info;
+		call->down = &mp->info;
 	} else if (!app && all_switch) {
 		/* Every swapchain was created with both modes: each present says which. */
 		mp->modes = (VkSwapchainPresentModeInfoKHR){
@@ -439,13 +435,13 @@ const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkP
 		        .pPresentModes = mp->mode};
 		mp->info = *info;
 		mp->info.pNext = &mp->modes;
-		out = &mp->info;
+		call->down = &mp->info;
 	} else if (!app) {
 		/* Nothing says a mode: each swapchain stays in the one it had. */
-		return info;
+		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, info->pSwapchains[i]);
+		struct lowlat_swapchain *sc = call->frames[i].sc;
 		if (!sc)
 			continue;
 		if (sc->modes.policy == LOWLAT_MODES_SWITCH && sc->current_mode != mp->mode[i])
@@ -454,7 +450,6 @@ const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkP
 			             sc->pacer.mfps ? "lowlat caps" : "lowlat does not cap");
 		sc->current_mode = mp->mode[i];
 	}
-	return out;
 }
 
 #endif

@@ -21,7 +21,25 @@
 #include <stdio.h>
 
 #include "create_info.h"
-#include "objects.h"
+#include "present_call.h"
+
+struct lowlat_instance;
+struct lowlat_device;
+struct lowlat_config;
+struct lowlat_present_call;
+
+/* How a swapchain's present mode is chosen (present_mode.h). */
+enum lowlat_mode_policy {
+	LOWLAT_MODES_KEEP,   /* the mode it was created with (the app's, or chosen once at creation) */
+	LOWLAT_MODES_FORCED, /* an explicit present_mode, at creation and in every per-present mode */
+	LOWLAT_MODES_SWITCH, /* auto with swapchain_maintenance1: FIFO or FIFO_LATEST_READY per present */
+};
+
+struct lowlat_swapchain_modes {
+	enum lowlat_mode_policy policy;
+	VkPresentModeKHR app_mode; /* the app's latest: its create mode, then its per-present modes */
+	VkPresentModeKHR forced;   /* LOWLAT_MODES_FORCED */
+};
 
 #if defined(VK_KHR_swapchain_maintenance1) && defined(VK_KHR_surface_maintenance1) &&                        \
         defined(VK_KHR_present_mode_fifo_latest_ready)
@@ -53,13 +71,12 @@ struct lowlat_mode_swapchain_setup {
 };
 
 /* A present's copy with each swapchain's mode; storage for lowlat_mode_present. */
-#define LOWLAT_MODE_PRESENT_SWAPCHAINS_MAX 8
 struct lowlat_mode_present {
 	VkPresentInfoKHR info;
 #ifdef LOWLAT_HAVE_PRESENT_MODES
 	VkSwapchainPresentModeInfoKHR modes;
 #endif
-	VkPresentModeKHR mode[LOWLAT_MODE_PRESENT_SWAPCHAINS_MAX];
+	VkPresentModeKHR mode[LOWLAT_CALL_SWAPCHAINS_MAX];
 	unsigned char storage[512];
 };
 
@@ -76,11 +93,10 @@ void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phy
 void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_config *cfg,
                                  VkSwapchainCreateInfoKHR *info, struct lowlat_mode_swapchain_setup *s);
 
-/* At each present, after every swapchain's settings were brought up to date: the present info to
- * hand down (info itself, or mp->info with each swapchain's mode), and sc->current_mode set to the
- * mode each swapchain presents in. */
-const VkPresentInfoKHR *lowlat_mode_present(struct lowlat_device *dev, const VkPresentInfoKHR *info,
-                                            struct lowlat_mode_present *mp);
+/* At each present, after every swapchain's settings were brought up to date: call->down becomes
+ * mp->info with each swapchain's mode where lowlat states or changes one, and sc->current_mode is
+ * the mode each swapchain presents in. */
+void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_present *mp);
 
 #else
 
@@ -100,17 +116,18 @@ static inline void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const 
                                                VkSwapchainCreateInfoKHR *info,
                                                struct lowlat_mode_swapchain_setup *s)
 {
+	(void)dev;
 	(void)cfg;
 	*s = (struct lowlat_mode_swapchain_setup){.created_mode = info->presentMode};
 	s->modes.app_mode = info->presentMode;
-	snprintf(s->why, sizeof(s->why), "as the app asked; %s", dev->mode_reason);
+	snprintf(s->why, sizeof(s->why),
+	         "as the app asked; lowlat was built without headers for FIFO_LATEST_READY and "
+	         "swapchain_maintenance1");
 }
-static inline const VkPresentInfoKHR *
-lowlat_mode_present(struct lowlat_device *dev, const VkPresentInfoKHR *info, struct lowlat_mode_present *mp)
+static inline void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_present *mp)
 {
-	(void)dev;
+	(void)call;
 	(void)mp;
-	return info;
 }
 
 #endif

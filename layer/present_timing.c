@@ -19,8 +19,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "chain.h"
+#include "clock.h"
 #include "log.h"
 #include "message.h"
+#include "present_call.h"
+#include "swapchain.h"
 
 /* Which of the extensions present timing needs the device offers. */
 static const char *device_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
@@ -456,6 +460,169 @@ bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int
 		        .tv_nsec = (long)(deadline_ns - now_ns < poll_ns ? deadline_ns - now_ns : poll_ns)};
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* The app chains VkPresentTimingsInfoEXT (call->app_timings), and with a target time (app_targets):
+ * it places its frames itself. */
+void lowlat_timing_app_chain(struct lowlat_present_call *call)
+{
+	const VkPresentTimingsInfoEXT *timings =
+	        lowlat_chain_find(call->app->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+
+	call->app_timings = timings != NULL;
+	for (uint32_t i = 0; timings && timings->pTimingInfos && i < timings->swapchainCount; i++)
+		if (timings->pTimingInfos[i].targetTime)
+			call->app_targets = true;
+}
+
+/* A copy of the present info with lowlat's VkPresentTimingsInfoEXT in front of its chain. */
+struct timed_present {
+	VkPresentInfoKHR info;
+	VkPresentTimingsInfoEXT timings;
+	VkPresentTimingInfoEXT timing[LOWLAT_CALL_SWAPCHAINS_MAX];
+	VkResult results[LOWLAT_CALL_SWAPCHAINS_MAX];
+};
+
+/* Reads every swapchain's reports and, when the whole call can carry timing info (every swapchain
+ * has the flag, the app chains none of its own), fills tp with this present's targets. */
+static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct timed_present *tp)
+{
+	bool timed = !call->app_timings;
+
+	for (uint32_t i = 0; i < call->count; i++) {
+		struct lowlat_swapchain *sc = call->frames[i].sc;
+		if (!sc || !sc->timing.active) {
+			timed = false;
+			continue;
+		}
+		sc->timing.sample_start_ns = LOWLAT_LOG_UNKNOWN;
+		sc->timing.pushed = sc->timing.judge_miss = false;
+		lowlat_timing_update(sc);
+	}
+	if (!timed)
+		return false;
+	*tp = (struct timed_present){.info = *call->down};
+	tp->timings = (VkPresentTimingsInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
+	                                        .pNext = call->down->pNext,
+	                                        .swapchainCount = call->count,
+	                                        .pTimingInfos = tp->timing};
+	tp->info.pNext = &tp->timings;
+	tp->info.pResults = tp->results;
+	for (uint32_t i = 0; i < call->count; i++) {
+		struct lowlat_frame *f = &call->frames[i];
+		struct lowlat_swapchain_timing *t = &f->sc->timing;
+		VkPresentTimingInfoEXT *ti = &tp->timing[i];
+
+		*ti = (VkPresentTimingInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
+		                               .timeDomainId = t->domain_id,
+		                               .targetTimeDomainPresentStage = t->target_stage};
+		/* Stage times for every present while our list of pending ones has room: it mirrors the
+		 * driver's results queue, which is as large, so that queue never fills. */
+		if (t->pending_count < LOWLAT_TIMING_QUEUE_SIZE)
+			ti->presentStageQueries = t->stage_queries;
+		f->display_target_ns = lowlat_timing_target(f, now_ns);
+		if (f->display_target_ns != LOWLAT_LOG_UNKNOWN) {
+			ti->targetTime = (uint64_t)f->display_target_ns;
+			/* On a fixed grid the target is a refresh start computed from a rounded refresh
+			 * duration: nearest, so a few ns either side still mean that refresh. */
+			if (!t->vrr)
+				ti->flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
+		}
+		/* The early method's lead covers hand-off to ready: its samples start here. */
+		if (call->early)
+			t->sample_start_ns = now_ns;
+	}
+	return true;
+}
+
+/* Its results will come back in present order: what they will be matched with. */
+static void push_pending(struct lowlat_frame *f)
+{
+	struct lowlat_swapchain *sc = f->sc;
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	struct lowlat_pending_present *p =
+	        &t->pending[(t->pending_first + t->pending_count) % LOWLAT_TIMING_QUEUE_SIZE];
+
+	*p = (struct lowlat_pending_present){
+	        .log_frame = LOWLAT_LOG_UNKNOWN,
+	        .frame_start_ns =
+	                t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? t->sample_start_ns : sc->frame_start_ns,
+	        .blocked_ns = t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? 0 : sc->acquire_blocked_ns,
+	        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
+	                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+	        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
+	        .target_ns = f->display_target_ns,
+	        .judged = t->judge_miss && f->display_target_ns != LOWLAT_LOG_UNKNOWN,
+	        .seq = ++t->pushed_seq,
+	        .current = true,
+	};
+	t->pending_count++;
+	t->pushed = true;
+}
+
+/* A swapchain whose results queue was full is refused with VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
+ * an error the app (which never asked for timing) cannot expect: present again without stage
+ * queries. The refused present's semaphore waits did execute (the spec counts its queue operations
+ * as enqueued), so the retry waits on nothing. Only when every swapchain of the call was refused:
+ * the app's per-swapchain pNext arrays cannot be split. */
+bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
+{
+	struct lowlat_device *dev = call->dev;
+	struct timed_present tp;
+	bool all_full = true;
+
+	if (!(call->timed = prepare(call, now_ns, &tp)))
+		return false;
+	call->result = dev->vk.QueuePresentKHR(call->queue, &tp.info);
+	for (uint32_t i = 0; i < call->count; i++)
+		all_full = all_full && tp.results[i] == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
+	if (all_full) {
+		LOWLAT_DEBUG("present-timing results queue full; presenting again without stage queries");
+		for (uint32_t i = 0; i < call->count; i++)
+			tp.timing[i].presentStageQueries = 0;
+		tp.info.waitSemaphoreCount = 0;
+		tp.info.pWaitSemaphores = NULL;
+		call->result = dev->vk.QueuePresentKHR(call->queue, &tp.info);
+	}
+	for (uint32_t i = 0; i < call->count; i++) {
+		struct lowlat_frame *f = &call->frames[i];
+		struct lowlat_swapchain_timing *t = &f->sc->timing;
+
+		if (call->app->pResults)
+			call->app->pResults[i] = tp.results[i];
+		if (tp.results[i] < 0) {
+			f->display_target_ns = t->prev_target_ns = LOWLAT_LOG_UNKNOWN;
+			continue;
+		}
+		if (f->display_target_ns != LOWLAT_LOG_UNKNOWN)
+			f->sc->timed_presents++;
+		t->prev_target_ns = f->display_target_ns;
+		if (tp.timing[i].presentStageQueries)
+			push_pending(f);
+	}
+	return true;
+}
+
+void lowlat_timing_logged(struct lowlat_swapchain *sc, int64_t row)
+{
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	struct lowlat_pending_present *latest =
+	        t->pushed && !t->current_taken
+	                ? &t->pending[(t->pending_first + t->pending_count - 1) % LOWLAT_TIMING_QUEUE_SIZE]
+	                : NULL;
+
+	if (row != LOWLAT_LOG_UNKNOWN) {
+		/* Its reports go into this row: now if they came inside this call, else when they come. */
+		for (uint32_t s = 0; s < t->early_count; s++)
+			lowlat_log_display_frame(sc->log, row, (enum lowlat_log_stage)t->early[s].stage,
+			                         t->early[s].time_ns);
+		if (latest)
+			latest->log_frame = row;
+	}
+	if (latest)
+		latest->current = false;
+	t->pushed = t->current_taken = false;
+	t->early_count = 0;
 }
 
 #endif

@@ -12,7 +12,99 @@
 #include <stdint.h>
 
 #include "create_info.h"
-#include "objects.h"
+#include "pace_display.h"
+
+struct lowlat_instance;
+struct lowlat_device;
+struct lowlat_swapchain;
+
+/* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
+struct lowlat_pending_present {
+	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
+	int64_t frame_start_ns; /* when the app began the frame: the start of its ready-time sample */
+	int64_t blocked_ns;     /* of that, the time the app spent blocked in acquiring an image */
+	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
+	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
+	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
+	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
+	/* Its target is a refresh of a fixed-rate display and it was presented in time for it: whether
+	 * it made that refresh feeds the release margin (pace_display.h, lowlat_miss_margin). */
+	bool judged;
+	/* Pushed by the present call still in progress, whose log row is not written yet (the
+	 * latency-frames cap can read its report inside that call). */
+	bool current;
+};
+
+/* Pending presents per swapchain; also the size of the driver's timing results queue we ask for.
+ * Results come back a few frames after the present (FIFO: the queue depth plus one refresh), and
+ * they are drained at every present, so 64 is more than a swapchain can have outstanding. */
+#define LOWLAT_TIMING_QUEUE_SIZE 64u
+
+/* A swapchain's present-timing state: what its reports said, and the "timing" level's plan
+ * (level_timing.c). Used only inside the app's calls on the swapchain, which Vulkan requires to be
+ * externally synchronised. */
+struct lowlat_swapchain_timing {
+	/* Created with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT and a CLOCK_MONOTONIC time domain
+	 * found: its presents may carry timing info. */
+	bool active;
+	uint64_t domain_id;
+	uint32_t stage_queries, target_stage; /* VkPresentStageFlagsEXT */
+	/* The display's refresh, once the driver reported it (it may answer VK_NOT_READY until the
+	 * first present); properties_counter tells when it changed. */
+	bool refresh_known, vrr;
+	int64_t refresh_ns;
+	uint64_t properties_counter;
+	/* A known refresh start (the latest first-pixel-out of a FIFO latch): the grid's phase. */
+	bool have_vblank;
+	int64_t vblank_ns;
+	/* The next present's target display time, computed at the previous present. */
+	bool have_target;
+	int64_t target_ns;
+	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
+	int64_t after_release_ns; /* the release for the target after it (present_wait.h) */
+	bool target_judged;       /* that target is on a fixed-rate display's refresh grid (n >= 1) */
+	int64_t target_n;         /* the cap's refresh multiple it was planned at (0: the time grid) */
+	/* The early method plans each present's own target, from the one before: that target, kept
+	 * past the call (LOWLAT_LOG_UNKNOWN after a present without one). */
+	int64_t prev_target_ns;
+	/* The early method's ready-time samples start at the hand-off, the end of its wait before the
+	 * present goes down (what its lead must cover); LOWLAT_LOG_UNKNOWN: at the frame's start. */
+	int64_t sample_start_ns;
+	bool judge_miss; /* this call's present carries such a target, presented in time for it */
+	struct lowlat_ready_window ready;
+	struct lowlat_miss_margin miss_margin;
+	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
+	uint32_t pending_first, pending_count;
+	bool pushed;         /* this call added a pending present, whose log frame is still to set */
+	uint64_t pushed_seq; /* pending presents pushed so far (the seq of the latest) */
+	/* A queue behind V-Sync (present.c, display_release): frames ready in time for their targets
+	 * went out backlog_refreshes refreshes late, so as many frames wait ahead of each new one.
+	 * Presents up to drain_seq were made before the last drain and still report the old queue. */
+	int64_t backlog_refreshes;
+	uint64_t drain_seq, drains;
+	int64_t prev_out_ns; /* first pixel out of the latest present reported shown, 0 before one */
+	/* The release lead's margin over the predicted ready time; -1: the default, which scales with
+	 * the refresh (pace_display.h). Set only by LOWLAT_BENCH_LEAD_MARGIN_US, a knob for
+	 * tools/bench-display's latency-versus-repeats curve, not a setting. */
+	int64_t margin_ns;
+	/* The stage times of this call's own present when its report came inside the call (the
+	 * latency-frames cap), kept for its log row: stage is an enum lowlat_log_stage. */
+	bool current_taken;
+	uint32_t early_count;
+	struct {
+		int stage;
+		int64_t time_ns;
+	} early[4];
+	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
+	/* The latest present that missed its refresh on a fixed-rate display: presented in time for
+	 * a refresh of the refresh grid but shown a refresh or more later, no queue ahead of it, or
+	 * reported ready after its target (an incomplete report). Its seq (0: none yet) and its first
+	 * pixel out, or the refresh it can make. The next present's target moves on with it
+	 * (present.c, cadence_target). */
+	uint64_t late_seq;
+	int64_t late_out_ns;
+	uint64_t cadence_moves; /* for the summary */
+};
 
 /* Device creation: VK_EXT_present_timing, its dependencies and its feature struct added to the
  * copy of the app's VkDeviceCreateInfo (create_info.h), when the device offers them and the app
@@ -30,6 +122,13 @@ struct lowlat_swapchain_setup {
 	const char *reason;
 	uint32_t stage_queries; /* the stages the surface reports */
 };
+
+struct lowlat_frame;
+struct lowlat_present_call;
+
+/* The "timing" level's target for this present (level_timing.c): the one it planned at the
+ * previous present, moved where the display's reports say, LOWLAT_LOG_UNKNOWN when it has none. */
+int64_t lowlat_timing_target(struct lowlat_frame *f, int64_t now_ns);
 
 #ifdef VK_EXT_present_timing
 
@@ -55,8 +154,36 @@ void lowlat_timing_update(struct lowlat_swapchain *sc);
  * until deadline_ns. Returns whether it got there; false also when nothing can be waited for. */
 bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns);
 
+/* On a present's entry: whether the app chains its own VkPresentTimingsInfoEXT, and with targets. */
+void lowlat_timing_app_chain(struct lowlat_present_call *call);
+
+/* The hand-down of a call whose every swapchain has present timing (and the app chains none of its
+ * own): each present carries its target (lowlat_timing_target) and asks for stage times, and is
+ * noted among its swapchain's pending presents. Sets call->timed, call->result and the app's
+ * pResults; false (nothing presented) when the call cannot carry timing info. */
+bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns);
+
+/* After the present's log row (LOWLAT_LOG_UNKNOWN: not logged): its reports that came inside the
+ * call go into that row, the pending present gets it for those to come. */
+void lowlat_timing_logged(struct lowlat_swapchain *sc, int64_t row);
+
 #else
 
+static inline void lowlat_timing_app_chain(struct lowlat_present_call *call)
+{
+	(void)call;
+}
+static inline bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
+{
+	(void)call;
+	(void)now_ns;
+	return false;
+}
+static inline void lowlat_timing_logged(struct lowlat_swapchain *sc, int64_t row)
+{
+	(void)sc;
+	(void)row;
+}
 static inline void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
                                               struct lowlat_device_info *d, struct lowlat_device_setup *s)
 {
@@ -69,7 +196,9 @@ static inline void lowlat_timing_swapchain_setup(struct lowlat_device *dev,
                                                  const VkSwapchainCreateInfoKHR *app,
                                                  struct lowlat_swapchain_setup *s)
 {
-	*s = (struct lowlat_swapchain_setup){.info = *app, .reason = dev->timing_reason};
+	(void)dev;
+	*s = (struct lowlat_swapchain_setup){
+	        .info = *app, .reason = "lowlat was built without VK_EXT_present_timing headers"};
 }
 static inline const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t stage_queries)
 {

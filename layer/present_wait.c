@@ -10,6 +10,7 @@
 #include "message.h"
 #include "objects.h"
 #include "present_ids.h"
+#include "swapchain.h"
 
 void lowlat_pw_init(struct lowlat_present_wait *pw)
 {

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "latency_sleep.h"
 #include "objects.h"
+#include "swapchain.h"
 
 /* ---- the fake driver ---- */
 

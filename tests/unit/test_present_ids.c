@@ -9,8 +9,9 @@
 #include "chain.h"
 #include "check.h"
 #include "clock.h"
-#include "objects.h"
+#include "present_call.h"
 #include "present_ids.h"
+#include "swapchain.h"
 
 /* ---- the fake driver: the latest id shown, and every id a wait asked for ---- */
 
@@ -63,7 +64,12 @@ static uint64_t present(struct lowlat_swapchain *sc, uint64_t app_id)
 	                         .swapchainCount = 1,
 	                         .pSwapchains = &sc->handle};
 	struct lowlat_ids_present p;
-	const VkPresentInfoKHR *out = lowlat_ids_present(&dev, &info, &p);
+	/* The call as the present hook resolves it (present_call.h). */
+	struct lowlat_present_call call = {.dev = &dev, .app = &info, .down = &info, .count = 1};
+	call.frames[0] = (struct lowlat_frame){.sc = sc, .call = &call};
+	lowlat_ids_app_ids(&call);
+	lowlat_ids_present(&call, &p);
+	const VkPresentInfoKHR *out = call.down;
 	const VkPresentIdKHR *seen = lowlat_chain_find(out->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
 	uint64_t app_before = app_id;
 

@@ -1,6 +1,6 @@
-/* present_refresh.c — the "drm" pacing level (see present_refresh.h): the refresh source of each
- * swapchain without present timing, its grid, and the release planned on it. */
-#include "present_refresh.h"
+/* level_drm.c — the "drm" pacing level (see level_drm.h): the refresh source of each swapchain
+ * without present timing, its grid, and the release planned on it. */
+#include "level_drm.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,10 +8,14 @@
 
 #include "clock.h"
 #include "latency_sleep.h"
+#include "level.h"
+#include "log.h"
 #include "message.h"
 #include "pace.h"
 #include "pace_display.h"
 #include "pace_grid.h"
+#include "present_call.h"
+#include "swapchain.h"
 
 bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_t why_size)
 {
@@ -75,9 +79,12 @@ static void resample(struct lowlat_swapchain *sc, int64_t now_ns)
 		r->have_target = false;
 }
 
-void lowlat_refresh_present(struct lowlat_swapchain *sc, int64_t entry_ns)
+/* On the present's entry: the frame's release-to-present sample, the grid read again when due. */
+static void observe(struct lowlat_frame *f)
 {
+	struct lowlat_swapchain *sc = f->sc;
 	struct lowlat_swapchain_refresh *r = &sc->refresh;
+	int64_t entry_ns = f->call->t.entry_ns;
 
 	if (!r->active)
 		return;
@@ -102,7 +109,9 @@ static bool refresh_mode(VkPresentModeKHR mode)
 	       mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR || mode == VK_PRESENT_MODE_MAILBOX_KHR;
 }
 
-bool lowlat_refresh_paced(const struct lowlat_swapchain *sc)
+/* Whether this present's release is planned on the refresh grid: the late method only, in the modes
+ * that wait for a vblank (an IMMEDIATE present is shown at once, whatever the phase). */
+static bool paced(const struct lowlat_swapchain *sc)
 {
 	return sc->refresh.active && sc->refresh.grid.known && sc->pacer.mfps &&
 	       sc->config.method == LOWLAT_METHOD_LATE && refresh_mode(sc->current_mode);
@@ -125,8 +134,9 @@ static int64_t refresh_lead_ns(const struct lowlat_ready_window *w, int64_t peri
 	return lead < fastest + period_ns ? lead : fastest + period_ns;
 }
 
-static int64_t release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
+static int64_t release(struct lowlat_frame *f, int64_t now_ns)
 {
+	struct lowlat_swapchain *sc = f->sc;
 	struct lowlat_swapchain_refresh *r = &sc->refresh;
 	int64_t period = r->grid.period_ns, vblank = r->grid.vblank_ns;
 	int64_t lead = refresh_lead_ns(&r->ready, period);
@@ -139,44 +149,43 @@ static int64_t release_locked(struct lowlat_swapchain *sc, int64_t now_ns)
 		current = r->target_ns;
 		if (current < r->present_ns)
 			current = lowlat_refresh_at_or_after(r->present_ns, vblank, period);
-		sc->target_ns = current;
+		f->target_ns = current;
 		r->frame_lead_ns = r->lead_ns;
 	}
-	lowlat_grid_plan(&sc->pacer,
-	                 &(struct lowlat_grid_in){
-	                         .refresh_ns = period,
-	                         .vblank_ns = vblank,
-	                         .n = lowlat_refresh_multiple(sc->pacer.mfps, period),
-	                         .lead_ns = lead,
-	                         .now_ns = now_ns,
-	                         .current_ns = current,
-	                         .cpu_release_ns = sc->last_release_display ? 0 : sc->last_release_ns,
-	                 },
-	                 &plan);
+	lowlat_swapchain_grid_plan(sc,
+	                           &(struct lowlat_grid_in){
+	                                   .refresh_ns = period,
+	                                   .vblank_ns = vblank,
+	                                   .n = lowlat_refresh_multiple(sc->pacer.mfps, period),
+	                                   .lead_ns = lead,
+	                                   .now_ns = now_ns,
+	                                   .current_ns = current,
+	                           },
+	                           &plan);
 	r->target_ns = plan.target_ns;
 	r->after_release_ns = plan.after_ns - lead;
 	r->have_target = true;
 	r->lead_ns = lead;
 	r->released = true;
-	sc->last_release_display = true;
 	return plan.target_ns - lead;
 }
 
-/* The pacer is shared with the game thread's latency sleep where the device has VK_NV_low_latency2
- * on (latency_sleep.c): its lock around the grid's arithmetic, as for the "timing" level. */
-int64_t lowlat_refresh_release(struct lowlat_swapchain *sc, int64_t now_ns)
+/* The late pacing point on the refresh grid: the vblank of the next frame, its release that vblank
+ * less the lead, and the release for the vblank after it. */
+static bool grid(struct lowlat_frame *f, int64_t now_ns)
 {
-	int64_t release;
-
-	lowlat_latency_pacer_lock(sc->device);
-	release = release_locked(sc, now_ns);
-	lowlat_latency_pacer_unlock(sc->device);
-	return release;
+	if (f->call->early || !paced(f->sc))
+		return false;
+	f->release_ns = release(f, now_ns);
+	f->after_ns = f->sc->refresh.after_release_ns;
+	f->grid = true;
+	return true;
 }
 
-void lowlat_refresh_log(const struct lowlat_swapchain *sc, struct lowlat_log_record *rec)
+/* The log row: fallback "drm", its lead and the refresh, when it was paced on the grid. */
+static void log_row(const struct lowlat_frame *f, struct lowlat_log_record *rec)
 {
-	const struct lowlat_swapchain_refresh *r = &sc->refresh;
+	const struct lowlat_swapchain_refresh *r = &f->sc->refresh;
 
 	if (!r->active || !r->released)
 		return;
@@ -184,8 +193,15 @@ void lowlat_refresh_log(const struct lowlat_swapchain *sc, struct lowlat_log_rec
 	rec->refresh_ns = r->grid.period_ns;
 	/* The vblank planned for the frame, also where its release was the app's latency sleep's
 	 * (whose row would otherwise hold that release as its target). */
-	if (sc->target_ns != LOWLAT_LOG_UNKNOWN) {
-		rec->target_ns = sc->target_ns;
+	if (f->target_ns != LOWLAT_LOG_UNKNOWN) {
+		rec->target_ns = f->target_ns;
 		rec->predicted_ready_ns = r->frame_lead_ns;
 	}
 }
+
+const struct lowlat_level lowlat_level_drm = {
+        .name = "drm",
+        .observe = observe,
+        .grid = grid,
+        .log = log_row,
+};

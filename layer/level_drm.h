@@ -1,5 +1,5 @@
-/* present_refresh.h — the "drm" pacing level: a swapchain without VK_EXT_present_timing paced on
- * the screen's refresh clock from a refresh source (refresh.h), in present.c's late wait.
+/* level_drm.h — the "drm" pacing level: a swapchain without VK_EXT_present_timing paced on the
+ * screen's refresh clock from a refresh source (refresh.h), planned with pace_grid.h.
  *
  * The rule is the "timing" level's (pace_display.h) without display targets: a cap at or near
  * refresh/n releases the app every n refreshes, a lead before the refresh its frame is meant for,
@@ -15,13 +15,11 @@
  * the next two frames, as on the "timing" level, and the wait point's claims give each frame the
  * release of its own vblank (pace_display.h); the lead is then measured from the claim's end.
  */
-#ifndef LOWLAT_PRESENT_REFRESH_H
-#define LOWLAT_PRESENT_REFRESH_H
+#ifndef LOWLAT_LEVEL_DRM_H
+#define LOWLAT_LEVEL_DRM_H
 
+#include <stdbool.h>
 #include <stddef.h>
-
-#include "lowlat_log.h"
-#include "objects.h"
 
 /* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/3, 2.78 ms
  * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's margin covers
@@ -43,27 +41,13 @@
  * off the grid): a tenth of a second, so a mode change is followed quickly. */
 #define LOWLAT_REFRESH_RETRY_NS 100000000ll /* 100 ms */
 
+struct lowlat_swapchain;
+
 /* At swapchain creation, when it has no present timing: opens the refresh source that
  * LOWLAT_REFRESH_SOURCE names (the DRM CRTC by default) and reads a first vblank. true: the
  * swapchain is on level "drm", named in name; false: why not, in why. */
 bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_t why_size);
 
 void lowlat_refresh_swapchain_fini(struct lowlat_swapchain *sc);
-
-/* At each present's entry (entry_ns): the frame's release-to-present sample, the grid read again
- * when due. */
-void lowlat_refresh_present(struct lowlat_swapchain *sc, int64_t entry_ns);
-
-/* Whether this present's release is planned on the refresh grid (lowlat_refresh_release). */
-bool lowlat_refresh_paced(const struct lowlat_swapchain *sc);
-
-/* The late pacing point on the refresh grid: plans the vblank of the next frame and returns when to
- * release the app for it (that vblank minus the lead), and in sc->refresh.after_release_ns the
- * release for the vblank after it. Sets sc->target_ns to the vblank planned for the frame just
- * presented. */
-int64_t lowlat_refresh_release(struct lowlat_swapchain *sc, int64_t now_ns);
-
-/* This present's log row: fallback "drm", its lead and the refresh, when it was paced on the grid. */
-void lowlat_refresh_log(const struct lowlat_swapchain *sc, struct lowlat_log_record *rec);
 
 #endif

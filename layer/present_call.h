@@ -1,0 +1,68 @@
+/* present_call.h — one vkQueuePresentKHR call as lowlat handles it.
+ *
+ * The hook (present.c) resolves what the call touches once, on entry: the device, each swapchain's
+ * record (one lookup each), the app's present id and the structs of its chain lowlat reads. The
+ * present modes, the present ids, the levels' plans and the log then read this record; nothing
+ * below looks a handle up again or walks the app's chain to find what is here.
+ */
+#ifndef LOWLAT_PRESENT_CALL_H
+#define LOWLAT_PRESENT_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vk_compat.h"
+
+/* Swapchains one call can carry through lowlat: the copies of the present info it hands down
+ * (modes, ids, targets) live on the stack. A call presenting more passes through untouched. */
+#define LOWLAT_CALL_SWAPCHAINS_MAX 8
+
+struct lowlat_device;
+struct lowlat_swapchain;
+struct lowlat_present_call;
+
+/* One swapchain of the call. */
+struct lowlat_frame {
+	struct lowlat_swapchain *sc; /* NULL: a swapchain lowlat does not track */
+	const struct lowlat_present_call *call;
+	uint32_t index;  /* its place in the present info */
+	uint64_t app_id; /* the app's present id for it (VkPresentIdKHR / VkPresentId2KHR), 0: none */
+	VkResult result; /* what the driver returned for it */
+	/* Its release (present.c asks the level's plan): when the app may start its next frame, or
+	 * (early method) when this frame goes down; after_ns the release after that one for a wait
+	 * point away from the present (0: none planned); grid: planned on a display's or the
+	 * screen's refresh grid, not the CPU grid. */
+	int64_t release_ns, after_ns;
+	bool grid;
+	/* This present's pacing deadline and display target, for the log (LOWLAT_LOG_UNKNOWN: none). */
+	int64_t target_ns, display_target_ns;
+	bool queued;        /* the release waits at the app's present wait (present_wait.h) */
+	bool cap_elsewhere; /* its latency cap is its wait point's, not kept in the present */
+	bool level_paced;   /* the "present-wait" level's own wait set the release (the log's "wait") */
+};
+
+/* When the call's steps happened, for the log. */
+struct lowlat_call_times {
+	int64_t entry_ns, wait_begin_ns, wait_end_ns, driver_ns, return_ns;
+};
+
+struct lowlat_present_call {
+	struct lowlat_device *dev;
+	VkQueue queue;
+	const VkPresentInfoKHR *app;  /* as the app passed it */
+	const VkPresentInfoKHR *down; /* what goes down: the app's, or lowlat's copy of it */
+	uint32_t count;
+	struct lowlat_frame frames[LOWLAT_CALL_SWAPCHAINS_MAX];
+	struct lowlat_swapchain *first; /* the first tracked swapchain: its settings name the method */
+	bool early;                     /* the early method: the wait before the frame goes down */
+	bool app_timings;               /* the app chains its own VkPresentTimingsInfoEXT */
+	bool app_targets;               /* ... with targets, and lowlat adds no cap over them */
+	bool timed;                     /* lowlat's targets went down with the call */
+	VkResult result;
+	struct lowlat_call_times t;
+	/* The one wait of the call: until the latest release among its frames, with the sleeper of
+	 * the swapchain that set it (grid: that release is a display's, not its CPU grid's). */
+	struct lowlat_frame *waiter;
+};
+
+#endif
