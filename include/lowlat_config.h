@@ -17,7 +17,7 @@
 /* The keys, in the order they are documented. The JSON key and the VK_EXT_layer_settings name are
  * the same; the environment variable is LOWLAT_ and the key in capitals. */
 enum lowlat_config_key {
-	LOWLAT_KEY_FPS,                /* number, frames per second; 0 = limiter off */
+	LOWLAT_KEY_FPS,                /* number, frames per second; 0 = limiter off; or "refresh[/N|-N]" */
 	LOWLAT_KEY_METHOD,             /* "late" | "early" */
 	LOWLAT_KEY_PRESENT_MODE,       /* "auto" | "fifo" | "fifo_latest_ready" | "mailbox" | "immediate" */
 	LOWLAT_KEY_MAX_LATENCY_FRAMES, /* integer; while capping, frames unshown; 0 = the app's own */
@@ -61,8 +61,19 @@ enum lowlat_present_mode {
 /* `log_dir` holds a path of at most this many bytes, terminating NUL included. */
 #define LOWLAT_CONFIG_PATH_MAX 1024 /* bytes */
 
+/* What `fps` is measured against. A cap may be a share of the display's refresh rate ("refresh",
+ * "refresh/N", "refresh-N"): each swapchain resolves it once lowlat knows its display's rate
+ * (layer/fps_refresh.h). */
+enum lowlat_fps_base {
+	LOWLAT_FPS_ABSOLUTE,      /* `fps` frames per second (0: off) */
+	LOWLAT_FPS_REFRESH_DIV,   /* the refresh rate divided by `fps_n` (whole, 1 to 100; "refresh" is 1) */
+	LOWLAT_FPS_REFRESH_MINUS, /* the refresh rate less `fps_n` frames per second (0 to 10000) */
+};
+
 struct lowlat_config {
-	double fps; /* frames per second; 0 = off */
+	double fps; /* frames per second; 0 = off; 0 too when fps_base is not ABSOLUTE */
+	enum lowlat_fps_base fps_base;
+	double fps_n; /* the N of "refresh/N" or "refresh-N" */
 	enum lowlat_method method;
 	enum lowlat_present_mode present_mode;
 	uint32_t max_latency_frames; /* frames; applies while capping; 0 = leave the app's own */
@@ -78,11 +89,18 @@ struct lowlat_config {
 /* The built-in defaults: limiter off, late, auto, 1, no log, default log dir, enabled, no stacking. */
 void lowlat_config_defaults(struct lowlat_config *cfg);
 
+/* Whether the config asks for a cap: enabled, and a frame rate or a share of the refresh rate. */
+bool lowlat_config_capping(const struct lowlat_config *cfg);
+
 /* Where messages go: one call per message, `text` without the `lowlat: ` prefix or a newline. The
- * layer sends them to lowlat_msg(); tests collect them. A NULL sink (or NULL `line`) drops them. */
+ * layer sends them to lowlat_msg(); tests collect them. A NULL sink (or NULL `line`) drops them.
+ * `line` takes the problems (a bad value, an unreadable file); `info`, when set, takes what is only
+ * news (which files were read, the settings in force), which the layer says at LOWLAT_VERBOSE=1
+ * alone. Without `info` those go to `line` too. */
 struct lowlat_config_sink {
 	void (*line)(void *user, const char *text);
 	void *user;
+	void (*info)(void *user, const char *text);
 };
 
 /* Parse `json_text` (NUL-terminated) and apply its valid keys onto *inout. `filename` only names

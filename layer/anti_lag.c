@@ -56,8 +56,9 @@ static void point_off(struct lowlat_device *dev)
 	}
 	pthread_mutex_unlock(&l->lock);
 	if (was)
-		lowlat_msg("swapchain %ux%u: wait point \"present\" again (the app turned anti-lag off)",
-		           width, height);
+		LOWLAT_INFO_LIMITED("swapchain %ux%u: wait point \"present\" again (the app turned anti-lag "
+		                    "off)",
+		                    width, height);
 }
 
 static VKAPI_ATTR void VKAPI_CALL lowlat_AntiLagUpdateAMD(VkDevice device, const VkAntiLagDataAMD *data)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "fps_refresh.h"
 #include "number.h"
 
 struct key_info {
@@ -53,6 +54,8 @@ void lowlat_config_defaults(struct lowlat_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->fps = 0;
+	cfg->fps_base = LOWLAT_FPS_ABSOLUTE;
+	cfg->fps_n = 0;
 	cfg->method = LOWLAT_METHOD_LATE;
 	cfg->present_mode = LOWLAT_PRESENT_MODE_AUTO;
 	cfg->max_latency_frames = 1;
@@ -60,6 +63,11 @@ void lowlat_config_defaults(struct lowlat_config *cfg)
 	cfg->log_dir[0] = '\0';
 	cfg->enabled = true;
 	cfg->stack_limiters = false;
+}
+
+bool lowlat_config_capping(const struct lowlat_config *cfg)
+{
+	return cfg->enabled && (cfg->fps > 0 || cfg->fps_base != LOWLAT_FPS_ABSOLUTE);
 }
 
 const char *lowlat_config_key_name(enum lowlat_config_key key)
@@ -111,10 +119,12 @@ static void show(char *dst, size_t size, const char *src)
 		memcpy(dst + n, "...", 4);
 }
 
+/* Room for two full paths (PATH_MAX-sized log_dir values are cut to fit before this). */
+#define EMIT_MAX 2048 /* bytes */
+
 void lowlat_config_emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
 {
-	/* Room for two full paths (PATH_MAX-sized log_dir values are cut to fit before this). */
-	char text[2048];
+	char text[EMIT_MAX];
 	va_list ap;
 
 	if (!sink || !sink->line)
@@ -123,6 +133,20 @@ void lowlat_config_emit(const struct lowlat_config_sink *sink, const char *fmt, 
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	sink->line(sink->user, text);
+}
+
+void lowlat_config_emit_info(const struct lowlat_config_sink *sink, const char *fmt, ...)
+{
+	void (*to)(void *, const char *) = sink ? (sink->info ? sink->info : sink->line) : NULL;
+	char text[EMIT_MAX];
+	va_list ap;
+
+	if (!to)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	to(sink->user, text);
 }
 
 /* "<where><value> <problem>; using <current>": where names the source and key. */
@@ -142,7 +166,7 @@ static void where(char *dst, size_t size, const struct lowlat_config_origin *o, 
 static void current(char *dst, size_t size, const struct lowlat_config *cfg, enum lowlat_config_key key)
 {
 	switch (key) {
-	case LOWLAT_KEY_FPS: snprintf(dst, size, cfg->fps == 0 ? "%g (off)" : "%g", cfg->fps); break;
+	case LOWLAT_KEY_FPS: lowlat_fps_describe(cfg, true, dst, size); break;
 	case LOWLAT_KEY_METHOD: snprintf(dst, size, "%s", lowlat_method_name(cfg->method)); break;
 	case LOWLAT_KEY_PRESENT_MODE:
 		snprintf(dst, size, "%s", lowlat_present_mode_name(cfg->present_mode));
@@ -195,14 +219,31 @@ bool lowlat_config_set(const struct lowlat_config_origin *o, enum lowlat_config_
 	int i;
 
 	switch (key) {
-	case LOWLAT_KEY_FPS:
+	case LOWLAT_KEY_FPS: {
+		enum lowlat_fps_base base;
+		double n;
+		const char *problem;
+
+		/* A share of the refresh rate, resolved per swapchain (fps_refresh.h). */
+		if (v->type == LOWLAT_VALUE_STRING) {
+			if ((problem = lowlat_fps_refresh_parse(v->string, &base, &n)))
+				return reject(o, key, v, cfg, problem);
+			cfg->fps = 0;
+			cfg->fps_base = base;
+			cfg->fps_n = n;
+			break;
+		}
 		if (v->type != LOWLAT_VALUE_NUMBER)
-			return reject(o, key, v, cfg, "is not a number");
+			return reject(o, key, v, cfg,
+			              "is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"");
 		/* !(a || b) rather than a range test on its own so NaN and infinities fail too. */
 		if (!(v->number == 0 || (v->number >= LOWLAT_FPS_MIN && v->number <= LOWLAT_FPS_MAX)))
 			return reject(o, key, v, cfg, "is out of range (0 = off, or 1 to 10000)");
 		cfg->fps = v->number;
+		cfg->fps_base = LOWLAT_FPS_ABSOLUTE;
+		cfg->fps_n = 0;
 		break;
+	}
 	case LOWLAT_KEY_METHOD:
 		if ((i = choice(v, method_names, COUNT(method_names))) < 0)
 			return reject(o, key, v, cfg, "is not \"late\" or \"early\"");
@@ -310,8 +351,11 @@ void lowlat_config_apply_env(const struct lowlat_env *env, struct lowlat_config 
 
 void lowlat_config_apply_mask(struct lowlat_config *dst, const struct lowlat_config *src, uint32_t set)
 {
-	if (set & LOWLAT_KEY_BIT(LOWLAT_KEY_FPS))
+	if (set & LOWLAT_KEY_BIT(LOWLAT_KEY_FPS)) {
 		dst->fps = src->fps;
+		dst->fps_base = src->fps_base;
+		dst->fps_n = src->fps_n;
+	}
 	if (set & LOWLAT_KEY_BIT(LOWLAT_KEY_METHOD))
 		dst->method = src->method;
 	if (set & LOWLAT_KEY_BIT(LOWLAT_KEY_PRESENT_MODE))

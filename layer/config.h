@@ -83,6 +83,10 @@ void lowlat_config_apply_mask(struct lowlat_config *dst, const struct lowlat_con
 void lowlat_config_emit(const struct lowlat_config_sink *sink, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 
+/* The same for news rather than problems: to the sink's `info`, else its `line`. */
+void lowlat_config_emit_info(const struct lowlat_config_sink *sink, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
 /* --- Game key (config_game.c) ---------------------------------------------------------------- */
 
 /* What lowlat knows of the process, injected so tests fake it. */
@@ -172,6 +176,9 @@ struct lowlat_config_state {
 	 * `reset` or the end of the process. */
 	struct lowlat_config control;
 	uint32_t control_set;
+	/* The cap `toggle` turned off (its fps, fps_base and fps_n), for the next `toggle` to restore. */
+	bool toggled_off;
+	struct lowlat_config toggled;
 	struct lowlat_env env;
 	int64_t next_check_ns; /* CLOCK_MONOTONIC */
 };
@@ -219,6 +226,9 @@ void lowlat_config_apply_layer_settings(const void *instance_create_info, struct
 /* Execute one command line (a trailing "\n" or "\r\n" is allowed) onto st's runtime overrides:
  *   status                 -> "ok game \"<key>\"; fps 60, method late, ..."
  *   <key> <value>          -> "ok fps 60"   (any key, its value written as for LOWLAT_<KEY>)
+ *   toggle                 -> "ok fps 0"    (the cap off; the next toggle -> "ok fps 60", back on)
+ *   cycle 60,90,0          -> "ok fps 90"   (the cap after the one in force, in the list's order;
+ *                                            the first when the one in force is not in the list)
  *   reset                  -> "ok fps 141, ..."  (overrides dropped: files and environment again)
  * Anything else gets "error: ..." naming the problem and what stays in force; nothing is changed.
  * `reply` is one line without a newline. Returns true when st->config changed. */
@@ -241,6 +251,11 @@ void lowlat_config_global_tick(int64_t now_ns);
  * the current generation, for the caller to pass as `seen` next time. A caller starts with
  * seen = 0 and *out = lowlat_config_defaults(), which is what it keeps until the config is loaded. */
 uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out);
+
+/* The process became a game: it created its first swapchain. Says the messages held until then
+ * (message.h) and opens the control socket, so that `lowlat ctl` and `lowlat status` list only
+ * processes that present. Once per process; later calls do nothing. */
+void lowlat_config_global_started(void);
 
 /* The game key the config matched ("" when none), for names such as log files. Fixed once the first
  * instance exists. */

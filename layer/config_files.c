@@ -15,20 +15,24 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "fps_refresh.h"
 
 void lowlat_config_describe(const struct lowlat_config *c, char *dst, size_t size)
 {
+	char fps[48];
+
+	lowlat_fps_describe(c, false, fps, sizeof(fps));
 	snprintf(dst, size,
-	         "fps %g, method %s, present_mode %s, max_latency_frames %u, log %s, log_dir %s, enabled %s, "
+	         "fps %s, method %s, present_mode %s, max_latency_frames %u, log %s, log_dir %s, enabled %s, "
 	         "stack_limiters %s",
-	         c->fps, lowlat_method_name(c->method), lowlat_present_mode_name(c->present_mode),
+	         fps, lowlat_method_name(c->method), lowlat_present_mode_name(c->present_mode),
 	         c->max_latency_frames, c->log ? "true" : "false", c->log_dir[0] ? c->log_dir : "default",
 	         c->enabled ? "true" : "false", c->stack_limiters ? "true" : "false");
 }
 
 bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_config *b)
 {
-	return a->fps == b->fps && a->method == b->method && a->present_mode == b->present_mode &&
+	return lowlat_fps_equal(a, b) && a->method == b->method && a->present_mode == b->present_mode &&
 	       a->max_latency_frames == b->max_latency_frames && a->log == b->log &&
 	       !strcmp(a->log_dir, b->log_dir) && a->enabled == b->enabled &&
 	       a->stack_limiters == b->stack_limiters;
@@ -228,12 +232,12 @@ void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_proc
 		         st->game_file_from_env ? ", LOWLAT_CONFIG" : "");
 	}
 	if (st->game.source == LOWLAT_GAME_NONE)
-		lowlat_config_emit(sink, "config: no game key found; files: %s", files);
+		lowlat_config_emit_info(sink, "config: no game key found; files: %s", files);
 	else
-		lowlat_config_emit(sink, "config: game \"%s\" from %s; files: %s", st->game.key,
-		                   lowlat_game_source_name(st->game.source), files);
+		lowlat_config_emit_info(sink, "config: game \"%s\" from %s; files: %s", st->game.key,
+		                        lowlat_game_source_name(st->game.source), files);
 	lowlat_config_describe(&st->config, result, sizeof(result));
-	lowlat_config_emit(sink, "config: %s", result);
+	lowlat_config_emit_info(sink, "config: %s", result);
 }
 
 /* The part of a reload check that runs once a second, kept out of line: its 8 KiB of zeroed
@@ -267,7 +271,8 @@ static __attribute__((noinline)) bool check_files(struct lowlat_config_state *st
 	changed = !lowlat_config_equal(&cfg, &st->config);
 	st->config = cfg;
 	lowlat_config_describe(&cfg, result, sizeof(result));
-	lowlat_config_emit(sink, "config: reloaded %s; %s%s", names, result, changed ? "" : " (unchanged)");
+	lowlat_config_emit_info(sink, "config: reloaded %s; %s%s", names, result,
+	                        changed ? "" : " (unchanged)");
 	return changed;
 }
 

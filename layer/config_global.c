@@ -36,13 +36,21 @@ static const char *real_getenv(void *user, const char *name)
 	return getenv(name);
 }
 
+/* Problems: said at the default level, held until the process has a swapchain (message.h). */
 static void to_stderr(void *user, const char *text)
 {
 	(void)user;
-	lowlat_msg("%s", text);
+	lowlat_msg_held("%s", text);
 }
 
-static const struct lowlat_config_sink sink = {to_stderr, NULL};
+/* News (files read, the settings in force): LOWLAT_VERBOSE=1 only. */
+static void to_stderr_info(void *user, const char *text)
+{
+	(void)user;
+	LOWLAT_INFO("%s", text);
+}
+
+static const struct lowlat_config_sink sink = {to_stderr, NULL, to_stderr_info};
 
 static int64_t monotonic_ns(void)
 {
@@ -94,7 +102,16 @@ void lowlat_config_global_init(const void *instance_create_info)
 	atomic_store(&next_check_ns, state.next_check_ns);
 	atomic_store(&generation, 1);
 	pthread_mutex_unlock(&config_lock);
-	/* After the unlock: the socket's thread takes the lock for every command. */
+}
+
+void lowlat_config_global_started(void)
+{
+	static atomic_flag started = ATOMIC_FLAG_INIT;
+
+	if (atomic_flag_test_and_set(&started))
+		return;
+	lowlat_msg_release();
+	/* Not under the config lock: the socket's thread takes it for every command. */
 	lowlat_control_start(state.game.key);
 }
 

@@ -1,6 +1,7 @@
 /* control.c — the control socket: $XDG_RUNTIME_DIR/lowlat/<game-key>-<pid>.sock, one thread of
  * ours serving one-line commands (config_control.c executes them) so tools can change the cap
- * while the game runs. `lowlat ctl` (cli/lowlat.c) is its client.
+ * while the game runs, and `stats`, what its swapchains do now (live.h). `lowlat ctl` and
+ * `lowlat status` (cli/lowlat.c) are its clients.
  *
  * Access: the directory is 0700 and must be ours, the socket 0600, and each client's
  * SO_PEERCRED uid must be ours: only the owning user gets in. The pid alone is not the name
@@ -23,10 +24,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "control.h"
+#include "live.h"
 #include "message.h"
 
 /* How long a connected client may stay silent before it is dropped. */
@@ -65,6 +68,13 @@ static void send_line(int fd, const char *text)
 	(void)!send(fd, buf, len, MSG_NOSIGNAL);
 }
 
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static bool peer_is_us(int fd)
 {
 	struct ucred cred;
@@ -96,6 +106,8 @@ static void serve(int fd)
 			if (strlen(buf) != (size_t)(nl - buf))
 				snprintf(reply, sizeof(reply),
 				         "error: NUL byte in the command; nothing changed");
+			else if (!strcmp(buf, "stats") || !strcmp(buf, "stats\r"))
+				lowlat_live_describe(reply, sizeof(reply), monotonic_ns());
 			else
 				lowlat_config_global_control(buf, reply, sizeof(reply));
 			send_line(fd, reply);

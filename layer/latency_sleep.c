@@ -479,10 +479,10 @@ bool lowlat_latency_owns_wait(struct lowlat_device *dev, struct lowlat_swapchain
 		sl->announced = false;
 		sl->point = LOWLAT_POINT_PRESENT;
 		pthread_mutex_unlock(&dev->latency.lock);
-		lowlat_msg("swapchain %ux%u: wait point \"present\" again (no %s for %u presents)",
-		           sc->extent.width, sc->extent.height,
-		           was == LOWLAT_POINT_ANTI_LAG ? "anti-lag input call" : "latency sleep",
-		           LOWLAT_SLEEPLESS_PRESENTS);
+		LOWLAT_INFO_LIMITED("swapchain %ux%u: wait point \"present\" again (no %s for %u presents)",
+		                    sc->extent.width, sc->extent.height,
+		                    was == LOWLAT_POINT_ANTI_LAG ? "anti-lag input call" : "latency sleep",
+		                    LOWLAT_SLEEPLESS_PRESENTS);
 		return owns;
 	}
 	pthread_mutex_unlock(&dev->latency.lock);
@@ -659,8 +659,8 @@ void lowlat_latency_point_say(enum lowlat_wait_point point, const struct lowlat_
                               const char *how, const char *app_cap)
 {
 	if (say->announce)
-		lowlat_msg("swapchain %ux%u: wait point \"%s\" (%s); its presents no longer wait", say->width,
-		           say->height, point_name(point), how);
+		LOWLAT_INFO_LIMITED("swapchain %ux%u: wait point \"%s\" (%s); its presents no longer wait",
+		                    say->width, say->height, point_name(point), how);
 	if (say->app_told)
 		lowlat_msg(
 		        "swapchain %ux%u: the app limits its own frame rate (%s); %s (stack_limiters: false)",

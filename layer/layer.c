@@ -46,7 +46,7 @@ static void engine_check(struct lowlat_instance *inst)
 	                                            sizeof(inst->engine_limit));
 	if (lowlat_engine_latency_hint(inst->engine_name, &env, hint, sizeof(hint)) &&
 	    !atomic_flag_test_and_set(&hinted))
-		lowlat_msg("%s", hint);
+		lowlat_msg_held("%s", hint);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo *info,

@@ -89,9 +89,14 @@ static void observe(struct lowlat_present_call *c)
 	c->app_targets = c->app_targets && !first->config.stack_limiters;
 	if (c->app_targets && !first->app_targets_told) {
 		first->app_targets_told = true;
-		lowlat_msg("swapchain %ux%u: the app sets its own present-timing targets; lowlat adds no cap "
-		           "of its own (stack_limiters: false)",
-		           first->extent.width, first->extent.height);
+		/* News for the player only when a cap was asked for. */
+		if (first->pacer.mfps)
+			LOWLAT_WARN_LIMITED("swapchain %ux%u: the app sets its own present-timing targets; "
+			                    "lowlat adds no cap of its own (stack_limiters: false)",
+			                    first->extent.width, first->extent.height);
+		else
+			LOWLAT_INFO("swapchain %ux%u: the app sets its own present-timing targets",
+			            first->extent.width, first->extent.height);
 	}
 }
 

@@ -266,7 +266,7 @@ void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_
 	VkPresentModeKHR surface[SURFACE_MODES_MAX], compat[SURFACE_MODES_MAX];
 	uint32_t surface_count, compat_count = 0, count = 0;
 	VkSurfaceCapabilitiesKHR caps;
-	bool capping = cfg->enabled && cfg->fps > 0;
+	bool capping = lowlat_config_capping(cfg);
 	const char *no_switch;
 
 	*s = (struct lowlat_mode_swapchain_setup){.created_mode = info->presentMode};

@@ -8,6 +8,7 @@
 #include "present_call.h"
 #include "present_wait.h"
 #include "swapchain.h"
+#include "swapchain_cap.h"
 
 /* Counted when the wait ended (t_ns): in late mode when the app gets control back, in early mode
  * when the frame goes down. Either way the cadence the method shapes, and the same instants the
@@ -21,6 +22,7 @@ static void count(struct lowlat_swapchain *sc, VkResult result, int64_t t_ns)
 	if (!sc->presents++)
 		sc->first_present_ns = t_ns;
 	sc->last_present_ns = t_ns;
+	lowlat_cap_present(sc, t_ns);
 }
 
 /* The frame's log row. A swapchain whose wait point is the app's latency sleep: its wait is that

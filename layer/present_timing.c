@@ -21,6 +21,7 @@
 
 #include "chain.h"
 #include "clock.h"
+#include "live.h"
 #include "log.h"
 #include "message.h"
 #include "present_call.h"
@@ -301,6 +302,9 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
 	    ready_ns - p->blocked_ns > p->frame_start_ns)
 		lowlat_ready_note(&t->ready, ready_ns - p->blocked_ns - p->frame_start_ns);
+	/* What `lowlat status` shows as latency: the frame's start to its first pixel. */
+	if (out_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && out_ns > p->frame_start_ns)
+		lowlat_live_latency(sc->cap.live, out_ns - p->frame_start_ns);
 	/* A frame that went out a refresh or more after its target while the refresh it was meant for
 	 * showed the frame before it waited behind that frame in the FIFO queue (a start-up burst, or
 	 * one late frame: everything after it then queues a refresh behind). Every later frame waits as

@@ -68,9 +68,10 @@ bool lowlat_pw_queue(struct lowlat_swapchain *sc, uint64_t present_id, int64_t r
 	}
 	pthread_mutex_unlock(&pw->lock);
 	if (revert)
-		lowlat_msg("swapchain %ux%u: wait point \"present\" again (the app no longer waits for its "
-		           "presents)",
-		           sc->extent.width, sc->extent.height);
+		LOWLAT_INFO_LIMITED("swapchain %ux%u: wait point \"present\" again (the app no longer waits "
+		                    "for its "
+		                    "presents)",
+		                    sc->extent.width, sc->extent.height);
 	return queued;
 }
 
@@ -183,9 +184,10 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 		r.release_ns = lowlat_display_claims_take(&pw->claims, &ordinal);
 	pthread_mutex_unlock(&pw->lock);
 	if (announce)
-		lowlat_msg("swapchain %ux%u: wait point \"present-wait\" (the app waits for its presents on "
-		           "another thread; lowlat's wait moves there, in FIFO presents)",
-		           sc->extent.width, sc->extent.height);
+		LOWLAT_INFO_LIMITED("swapchain %ux%u: wait point \"present-wait\" (the app waits for its "
+		                    "presents on "
+		                    "another thread; lowlat's wait moves there, in FIFO presents)",
+		                    sc->extent.width, sc->extent.height);
 	if (!claimed)
 		return;
 	if (!thread_sleeper_ready) {

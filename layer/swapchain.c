@@ -20,6 +20,7 @@
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
+#include "swapchain_cap.h"
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
@@ -98,18 +99,11 @@ void lowlat_swapchain_settings(struct lowlat_swapchain *sc)
 {
 	uint64_t generation = lowlat_config_global_get(sc->config_generation, &sc->config);
 
-	if (generation == sc->config_generation)
+	/* The cap may also follow the display's rate as the swapchain learns it. */
+	if (generation == sc->config_generation && !lowlat_cap_stale(sc))
 		return;
 	sc->config_generation = generation;
-	uint32_t mfps = sc->config.enabled ? lowlat_fps_to_mfps(sc->config.fps) : 0;
-	const struct lowlat_instance *inst = sc->device->instance;
-	/* The engine limits its own frame rate: a second cap would fight it for every frame's start. */
-	if (mfps && inst->engine_limits && !sc->config.stack_limiters) {
-		LOWLAT_WARN_ONCE("%s limits its own frame rate (%s); lowlat adds no cap of its own "
-		                 "(stack_limiters: false)",
-		                 inst->engine_name, inst->engine_limit);
-		mfps = 0;
-	}
+	uint32_t mfps = lowlat_cap_mfps(sc);
 	/* The game thread's latency sleep may use the pacer too (latency_sleep.c), and reads the
 	 * stacking setting there: both change under its lock. */
 	lowlat_latency_pacer_lock(sc->device);
@@ -298,6 +292,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	/* One line per swapchain saying which present mode it got and why. */
 	LOWLAT_INFO("swapchain %ux%u: present mode %s (%s)", sc->extent.width, sc->extent.height,
 	            present_mode_name(sc->present_mode), modes.why);
+	lowlat_cap_created(sc, fallback);
 	return VK_SUCCESS;
 }
 
@@ -305,6 +300,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 {
 	lowlat_latency_swapchain_fini(dev, sc);
 	swapchain_summary(sc);
+	lowlat_cap_destroyed(sc);
 	lowlat_refresh_swapchain_fini(sc);
 	lowlat_pw_fini(&sc->present_wait);
 	lowlat_id_map_fini(&sc->ids);
@@ -387,9 +383,9 @@ void lowlat_swapchain_cap_timed_out(struct lowlat_swapchain *sc, uint32_t k, con
 	sc->latency_timeouts++;
 	if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
 		sc->latency_off = true;
-		lowlat_msg("swapchain %ux%u: %d waits in a row for the display to report a frame shown timed "
-		           "out; max_latency_frames is off for this swapchain",
-		           sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
+		LOWLAT_WARN_LIMITED("swapchain %ux%u: %d waits in a row for the display to report a frame "
+		                    "shown timed out; max_latency_frames is off for this swapchain",
+		                    sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
 	}
 	LOWLAT_WARN_ONCE("swapchain %ux%u: frame %" PRIu64 " was not reported shown within %s; released "
 	                 "the app anyway (max_latency_frames %u; counted in the swapchain's summary)",

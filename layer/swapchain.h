@@ -25,6 +25,7 @@
 #include "present_timing.h"
 #include "present_wait.h"
 #include "refresh.h"
+#include "swapchain_cap.h"
 
 struct lowlat_level; /* level.h */
 struct lowlat_log;   /* log.h */
@@ -100,6 +101,8 @@ struct lowlat_swapchain {
 	struct lowlat_swapchain_latency latency;
 	/* The app set its own present-timing targets: said once that lowlat adds no cap over them. */
 	bool app_targets_told;
+	/* Its cap against the display's rate, its line, its `lowlat status` slot (swapchain_cap.h). */
+	struct lowlat_swapchain_cap cap;
 };
 
 /* The swapchain's record, NULL when lowlat does not track it. */

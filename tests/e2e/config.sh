@@ -20,7 +20,7 @@ expect() {
 run_validated by-exe vkcube --c 20
 expect by-exe "lowlat: config: game \"vkcube\" from the executable's name; files: $dir/default.json (read), $dir/games/vkcube.json (read)"
 expect by-exe "lowlat: $dir/default.json: unknown key \"bogus\" (value 1); ignored"
-expect by-exe "lowlat: $dir/games/vkcube.json: \"fps\": \"sixty\" is not a number; using 0 (off)"
+expect by-exe "lowlat: $dir/games/vkcube.json: \"fps\": \"sixty\" is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; using 0 (off)"
 expect by-exe "lowlat: config: fps 0, method early, present_mode fifo, max_latency_frames 3, log false, log_dir default, enabled true, stack_limiters false"
 
 # A Steam app id beats the executable's name; the environment beats every file.

@@ -33,7 +33,7 @@ reply=$("$cli" ctl vkcube status)
 case $reply in *"fps 30,"*) ;; *) fail "fps 30 did not stick: $reply" ;; esac
 rc=0
 reply=$("$cli" ctl vkcube fps fast) || rc=$?
-[ "$rc" = 1 ] && [ "$reply" = "error: fps fast is not a number; using 30" ] ||
+[ "$rc" = 1 ] && [ "$reply" = 'error: fps fast is not a number, "refresh", "refresh/N" or "refresh-N"; using 30' ] ||
 	fail "a bad value got exit status $rc and reply: $reply"
 
 # The cap set over the socket applies to the running game: put it back to off so vkcube's 3000

@@ -21,7 +21,7 @@ static void ignore_line(void *user, const char *text)
 	(void)text;
 }
 
-static const struct lowlat_config_sink sink = {ignore_line, NULL};
+static const struct lowlat_config_sink sink = {ignore_line, NULL, NULL};
 
 #define REQUIRE(cond)                                                                                        \
 	do {                                                                                                 \
@@ -34,6 +34,12 @@ static const struct lowlat_config_sink sink = {ignore_line, NULL};
 static void check_config(const struct lowlat_config *c)
 {
 	REQUIRE(c->fps == 0 || (c->fps >= LOWLAT_FPS_MIN && c->fps <= LOWLAT_FPS_MAX));
+	/* A share of the refresh rate: a whole divisor 1..100, or 0..10000 fps under it; fps 0. */
+	REQUIRE(c->fps_base == LOWLAT_FPS_ABSOLUTE ||
+	        (c->fps == 0 && c->fps_base == LOWLAT_FPS_REFRESH_DIV && c->fps_n >= 1 && c->fps_n <= 100 &&
+	         c->fps_n == (double)(int)c->fps_n) ||
+	        (c->fps == 0 && c->fps_base == LOWLAT_FPS_REFRESH_MINUS && c->fps_n >= 0 &&
+	         c->fps_n <= LOWLAT_FPS_MAX));
 	REQUIRE(c->method == LOWLAT_METHOD_LATE || c->method == LOWLAT_METHOD_EARLY);
 	REQUIRE(c->present_mode >= LOWLAT_PRESENT_MODE_AUTO &&
 	        c->present_mode <= LOWLAT_PRESENT_MODE_IMMEDIATE);

@@ -29,7 +29,7 @@ static inline struct lowlat_config_sink collect_sink(struct collected *c)
 	c->text[0] = '\0';
 	c->len = 0;
 	c->lines = 0;
-	return (struct lowlat_config_sink){collect_line, c};
+	return (struct lowlat_config_sink){collect_line, c, NULL};
 }
 
 #endif

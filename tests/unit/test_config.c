@@ -84,7 +84,8 @@ static void test_invalid_values(void)
 
 	/* fps: wrong type, out of range either side, each message naming what is kept. */
 	CHECK_STR(parse_default("{\"fps\": \"60\"}", &c),
-	          "f.json: \"fps\": \"60\" is not a number; using 0 (off)");
+	          "f.json: \"fps\": \"60\" is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	          "using 0 (off)");
 	lowlat_config_defaults(&c);
 	c.fps = 60;
 	CHECK_STR(parse("{\"fps\": -1}", &c),
@@ -93,9 +94,15 @@ static void test_invalid_values(void)
 	          "f.json: \"fps\": 0.5 is out of range (0 = off, or 1 to 10000); using 60");
 	CHECK_STR(parse("{\"fps\": 10000.5}", &c),
 	          "f.json: \"fps\": 10000.5 is out of range (0 = off, or 1 to 10000); using 60");
-	CHECK_STR(parse("{\"fps\": null}", &c), "f.json: \"fps\": null is not a number; using 60");
-	CHECK_STR(parse("{\"fps\": [60]}", &c), "f.json: \"fps\": [60] is not a number; using 60");
-	CHECK_STR(parse("{\"fps\": true}", &c), "f.json: \"fps\": true is not a number; using 60");
+	CHECK_STR(parse("{\"fps\": null}", &c),
+	          "f.json: \"fps\": null is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	          "using 60");
+	CHECK_STR(parse("{\"fps\": [60]}", &c),
+	          "f.json: \"fps\": [60] is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	          "using 60");
+	CHECK_STR(parse("{\"fps\": true}", &c),
+	          "f.json: \"fps\": true is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	          "using 60");
 	CHECK(c.fps == 60);
 
 	CHECK_STR(parse_default("{\"method\": \"Late\"}", &c),
@@ -149,20 +156,21 @@ static void test_invalid_values(void)
 	          "f.json: unknown key \"a?b\" (value {\"x\":[1,2]}); ignored");
 	CHECK_STR(parse_default("{\"fps\": \"0123456789012345678901234567890123456789012345678901234567\"}",
 	                        &c),
-	          "f.json: \"fps\": \"01234567890123456789012345678901234567890123456... is not a number; "
-	          "using 0 "
-	          "(off)");
+	          "f.json: \"fps\": \"01234567890123456789012345678901234567890123456... is not a number, "
+	          "\"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	          "using 0 (off)");
 
 	/* A cut never splits a UTF-8 character: 46 ASCII bytes, then "é" would straddle byte 48. */
 	CHECK_STR(
 	        parse_default("{\"fps\": \"0123456789012345678901234567890123456789012345\u00e9xxxxx\"}", &c),
-	        "f.json: \"fps\": \"0123456789012345678901234567890123456789012345... is not a number; using "
-	        "0 "
-	        "(off)");
+	        "f.json: \"fps\": \"0123456789012345678901234567890123456789012345... is not a number, "
+	        "\"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	        "using 0 (off)");
 
 	/* The rest of the file still applies around each bad key, one line per bad key. */
 	CHECK_STR(parse_default("{\"fps\": \"x\", \"method\": \"early\", \"bogus\": 1, \"log\": true}", &c),
-	          "f.json: \"fps\": \"x\" is not a number; using 0 (off)\n"
+	          "f.json: \"fps\": \"x\" is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
+	          "using 0 (off)\n"
 	          "f.json: unknown key \"bogus\" (value 1); ignored");
 	CHECK(c.method == LOWLAT_METHOD_EARLY && c.log);
 }
@@ -250,16 +258,86 @@ static void test_env(void)
 	                     "LOWLAT_ENABLED",
 	                     "nan",
 	                     NULL};
-	CHECK_STR(apply_env(bad, &c), "LOWLAT_FPS=60fps is not a number; using 90\n"
-	                              "LOWLAT_MAX_LATENCY_FRAMES=1.5 is not a whole number; using 1\n"
-	                              "LOWLAT_LOG=maybe is not true or false; using false\n"
-	                              "LOWLAT_ENABLED=nan is not true or false; using true");
+	CHECK_STR(apply_env(bad, &c),
+	          "LOWLAT_FPS=60fps is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; using 90\n"
+	          "LOWLAT_MAX_LATENCY_FRAMES=1.5 is not a whole number; using 1\n"
+	          "LOWLAT_LOG=maybe is not true or false; using false\n"
+	          "LOWLAT_ENABLED=nan is not true or false; using true");
 	CHECK(c.fps == 90 && c.method == LOWLAT_METHOD_LATE);
 	const char *inf[] = {"LOWLAT_FPS", "inf", "LOWLAT_PRESENT_MODE", "FIFO", NULL};
 	CHECK_STR(apply_env(inf, &c),
 	          "LOWLAT_FPS=inf is out of range (0 = off, or 1 to 10000); using 90\n"
 	          "LOWLAT_PRESENT_MODE=FIFO is not \"auto\", \"fifo\", \"fifo_latest_ready\", \"mailbox\" or "
 	          "\"immediate\"; using auto");
+}
+
+/* fps as a share of the refresh rate: each form from a file and the environment, and each bad one
+ * with its exact message, naming what is kept. */
+static void test_refresh_values(void)
+{
+	struct lowlat_config c;
+	char desc[1200];
+
+	CHECK_STR(parse_default("{\"fps\": \"refresh\"}", &c), "");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_DIV && c.fps_n == 1 && c.fps == 0 &&
+	      lowlat_config_capping(&c));
+	CHECK_STR(parse_default("{\"fps\": \"refresh/2\"}", &c), "");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_DIV && c.fps_n == 2);
+	lowlat_config_describe(&c, desc, sizeof(desc));
+	CHECK(!strncmp(desc, "fps refresh/2, method late,", 27));
+	CHECK_STR(parse_default("{\"fps\": \"Refresh-3\"}", &c), "");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_MINUS && c.fps_n == 3);
+	CHECK_STR(parse_default("{\"fps\": \"refresh-2.5\"}", &c), "");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_MINUS && c.fps_n == 2.5);
+	lowlat_config_describe(&c, desc, sizeof(desc));
+	CHECK(!strncmp(desc, "fps refresh-2.5, method", 23));
+	/* A number after a share of the refresh is absolute again. */
+	CHECK_STR(parse("{\"fps\": 90}", &c), "");
+	CHECK(c.fps_base == LOWLAT_FPS_ABSOLUTE && c.fps == 90);
+	c.enabled = false;
+	CHECK(!lowlat_config_capping(&c));
+
+	/* Bad forms keep what was there, said as the config would say it. */
+	lowlat_config_defaults(&c);
+	CHECK_STR(parse("{\"fps\": \"refresh/2\"}", &c), "");
+	CHECK_STR(parse("{\"fps\": \"refresh/0\"}", &c),
+	          "f.json: \"fps\": \"refresh/0\" is not \"refresh/N\" with N a whole number from 1 to 100; "
+	          "using refresh/2");
+	CHECK_STR(
+	        parse("{\"fps\": \"refresh/2.5\"}", &c),
+	        "f.json: \"fps\": \"refresh/2.5\" is not \"refresh/N\" with N a whole number from 1 to 100; "
+	        "using refresh/2");
+	CHECK_STR(
+	        parse("{\"fps\": \"refresh/101\"}", &c),
+	        "f.json: \"fps\": \"refresh/101\" is not \"refresh/N\" with N a whole number from 1 to 100; "
+	        "using refresh/2");
+	CHECK_STR(parse("{\"fps\": \"refresh-\"}", &c),
+	          "f.json: \"fps\": \"refresh-\" is not \"refresh-N\" with N a number from 0 to 10000; using "
+	          "refresh/2");
+	CHECK_STR(parse("{\"fps\": \"refresh--3\"}", &c),
+	          "f.json: \"fps\": \"refresh--3\" is not \"refresh-N\" with N a number from 0 to 10000; "
+	          "using refresh/2");
+	CHECK_STR(parse("{\"fps\": \"refresh-10001\"}", &c),
+	          "f.json: \"fps\": \"refresh-10001\" is not \"refresh-N\" with N a number from 0 to 10000; "
+	          "using refresh/2");
+	CHECK_STR(parse("{\"fps\": \"refresh*2\"}", &c),
+	          "f.json: \"fps\": \"refresh*2\" is not \"refresh\", \"refresh/N\" or \"refresh-N\"; using "
+	          "refresh/2");
+	CHECK_STR(
+	        parse("{\"fps\": \"refresh / 2\"}", &c),
+	        "f.json: \"fps\": \"refresh / 2\" is not \"refresh\", \"refresh/N\" or \"refresh-N\"; using "
+	        "refresh/2");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_DIV && c.fps_n == 2);
+
+	/* The environment takes the same text. */
+	const char *good[] = {"LOWLAT_FPS", "refresh-3", NULL};
+	lowlat_config_defaults(&c);
+	CHECK_STR(apply_env(good, &c), "");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_MINUS && c.fps_n == 3);
+	const char *bad[] = {"LOWLAT_FPS", "refresh/x", NULL};
+	CHECK_STR(apply_env(bad, &c),
+	          "LOWLAT_FPS=refresh/x is not \"refresh/N\" with N a whole number from 1 to 100; using "
+	          "refresh-3");
 }
 
 static void test_precedence(void)
@@ -313,6 +391,7 @@ int main(void)
 	RUN(test_invalid_values);
 	RUN(test_syntax_errors);
 	RUN(test_env);
+	RUN(test_refresh_values);
 	RUN(test_precedence);
 	RUN(test_names);
 	return check_result();

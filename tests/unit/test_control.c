@@ -70,7 +70,8 @@ static void test_malformed(void)
 {
 	struct lowlat_config before = st.config;
 
-	CHECK_STR(control("fps sixty"), "error: fps sixty is not a number; using 60");
+	CHECK_STR(control("fps sixty"),
+	          "error: fps sixty is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; using 60");
 	CHECK_STR(control("fps 50000"),
 	          "error: fps 50000 is out of range (0 = off, or 1 to 10000); using 60");
 	CHECK_STR(control("fps"), "error: fps needs a value");
@@ -80,12 +81,26 @@ static void test_malformed(void)
 	CHECK_STR(control("log_dir relative"),
 	          "error: log_dir relative is not an absolute path; using the default");
 	CHECK_STR(control("fly 60"),
-	          "error: unknown command \"fly\" (commands: status, reset, or a key and its "
-	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
+	          "error: unknown command \"fly\" (commands: status, reset, toggle, cycle, or a key and "
+	          "its value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
 	          "stack_limiters)");
 	CHECK_STR(control(""),
-	          "error: unknown command \"\" (commands: status, reset, or a key and its value: fps, "
-	          "method, present_mode, max_latency_frames, log, log_dir, enabled, stack_limiters)");
+	          "error: unknown command \"\" (commands: status, reset, toggle, cycle, or a key and its "
+	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
+	          "stack_limiters)");
+	CHECK_STR(control("fps refresh/0"), "error: fps refresh/0 is not \"refresh/N\" with N a whole "
+	                                    "number from 1 to 100; using 60");
+	CHECK_STR(control("toggle now"), "error: toggle takes no value; nothing changed");
+	CHECK_STR(control("cycle"),
+	          "error: cycle needs caps separated by commas, e.g. cycle 60,90,0; nothing changed");
+	CHECK_STR(control("cycle 60,,0"),
+	          "error: cycle takes caps separated by commas, e.g. cycle 60,90,0; nothing changed");
+	CHECK_STR(control("cycle 60,90,"),
+	          "error: cycle takes caps separated by commas, e.g. cycle 60,90,0; nothing changed");
+	CHECK_STR(control("cycle 60,9o,0"), "error: fps 9o is not a number, \"refresh\", \"refresh/N\" or "
+	                                    "\"refresh-N\"; using 60");
+	CHECK_STR(control("cycle 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"),
+	          "error: cycle takes at most 16 caps; nothing changed");
 	CHECK_STR(control("status now"), "error: status takes no value; nothing changed");
 	CHECK_STR(control("reset all"), "error: reset takes no value; nothing changed");
 	CHECK_STR(control("fp\x01s 1"), "error: control characters in the command; nothing changed");
@@ -96,6 +111,42 @@ static void test_malformed(void)
 	free(long_line);
 	CHECK(!changed);
 	CHECK(lowlat_config_equal(&before, &st.config) && st.control_set == 0);
+}
+
+/* The commands a key is bound to: the cap toggled off and back, cycled through a list, set from
+ * the refresh rate. */
+static void test_keys(void)
+{
+	CHECK_STR(control("fps 60"), "ok fps 60");
+	CHECK_STR(control("toggle"), "ok fps 0");
+	CHECK(changed && st.config.fps == 0);
+	CHECK_STR(control("toggle"), "ok fps 60");
+	CHECK(changed && st.config.fps == 60);
+	/* cycle: the one after the cap in force; from a cap not in the list, the first. */
+	CHECK_STR(control("cycle 60,90,0"), "ok fps 90");
+	CHECK(changed && st.config.fps == 90);
+	CHECK_STR(control("cycle 60,90,0"), "ok fps 0");
+	CHECK_STR(control("cycle 60,90,0"), "ok fps 60");
+	CHECK_STR(control("cycle 60, 90, 0"), "ok fps 90");
+	CHECK_STR(control("cycle 30,45"), "ok fps 30");
+	/* Shares of the refresh rate, in the list and alone. */
+	CHECK_STR(control("cycle refresh/2,refresh-3,0"), "ok fps refresh/2");
+	CHECK(st.config.fps_base == LOWLAT_FPS_REFRESH_DIV && st.config.fps_n == 2 && st.config.fps == 0);
+	CHECK_STR(control("cycle refresh/2,refresh-3,0"), "ok fps refresh-3");
+	CHECK_STR(control("toggle"), "ok fps 0");
+	CHECK_STR(control("toggle"), "ok fps refresh-3");
+	CHECK(st.config.fps_base == LOWLAT_FPS_REFRESH_MINUS && st.config.fps_n == 3);
+	CHECK_STR(control("fps refresh"), "ok fps refresh");
+	CHECK(changed && st.config.fps_base == LOWLAT_FPS_REFRESH_DIV && st.config.fps_n == 1);
+	/* Nothing to bring back: off, and never toggled off since. */
+	CHECK_STR(control("fps 0"), "ok fps 0");
+	CHECK_STR(control("reset"), "ok fps 60, method late, present_mode auto, max_latency_frames 1, "
+	                            "log false, log_dir default, enabled true, stack_limiters false");
+	CHECK_STR(control("fps 0"), "ok fps 0");
+	CHECK_STR(control("toggle"), "error: toggle: no cap is in force and none was turned off; nothing "
+	                             "changed (set one first, e.g. fps 60)");
+	CHECK(!changed && st.config.fps == 0);
+	control("reset");
 }
 
 static void test_survives_reload(void)
@@ -133,6 +184,7 @@ int main(void)
 
 	RUN(test_commands);
 	RUN(test_malformed);
+	RUN(test_keys);
 	RUN(test_survives_reload);
 
 	snprintf(path, sizeof(path), "%s/lowlat", dir);

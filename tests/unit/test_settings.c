@@ -108,6 +108,15 @@ static void test_other_types(void)
 		CHECK_STR(apply(&info_one, &c, NULL), "");
 		CHECK(c.fps == want[i]);
 	}
+	/* A share of the refresh rate is text, as in LOWLAT_FPS. */
+	const char *refresh_text = "refresh/2";
+	const VkLayerSettingEXT relative = SETTING("fps", VK_LAYER_SETTING_TYPE_STRING_EXT, &refresh_text);
+	VkLayerSettingsCreateInfoEXT one = s3;
+	one.pSettings = &relative;
+	VkInstanceCreateInfo info_rel = info3;
+	info_rel.pNext = &one;
+	CHECK_STR(apply(&info_rel, &c, NULL), "");
+	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_DIV && c.fps_n == 2 && c.fps == 0);
 	/* No settings at all. */
 	const VkInstanceCreateInfo bare = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
 	CHECK_STR(apply(&bare, &c, NULL), "");
@@ -150,8 +159,10 @@ static void test_bad(void)
 	CHECK_STR(apply(&info, &c, &set),
 	          "VK_EXT_layer_settings: \"fps\": 50000 is out of range (0 = off, or 1 to 10000); using 60\n"
 	          "VK_EXT_layer_settings: \"fps\": 0.5 is out of range (0 = off, or 1 to 10000); using 60\n"
-	          "VK_EXT_layer_settings: \"fps\": \"soon\" is not a number; using 60\n"
-	          "VK_EXT_layer_settings: \"fps\": true is not a number; using 60\n"
+	          "VK_EXT_layer_settings: \"fps\": \"soon\" is not a number, \"refresh\", \"refresh/N\" or "
+	          "\"refresh-N\"; using 60\n"
+	          "VK_EXT_layer_settings: \"fps\": true is not a number, \"refresh\", \"refresh/N\" or "
+	          "\"refresh-N\"; using 60\n"
 	          "VK_EXT_layer_settings: \"method\": true is not \"late\" or \"early\"; using late\n"
 	          "VK_EXT_layer_settings: \"present_mode\": \"\" is not \"auto\", \"fifo\", "
 	          "\"fifo_latest_ready\", "

@@ -70,11 +70,15 @@ static void test_commands(void)
 	          "ok game \"test_socket\"; fps 50, method late, "
 	          "present_mode auto, max_latency_frames 1, log false, "
 	          "log_dir default, enabled true, stack_limiters false\nok method early\n");
-	CHECK_STR(command("fps sixty\n"), "error: fps sixty is not a number; using 50\n");
+	CHECK_STR(command("fps sixty\n"), "error: fps sixty is not a number, \"refresh\", \"refresh/N\" or "
+	                                  "\"refresh-N\"; using 50\n");
 	CHECK_STR(command("bogus 1\n"),
-	          "error: unknown command \"bogus\" (commands: status, reset, or a key and its "
-	          "value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
+	          "error: unknown command \"bogus\" (commands: status, reset, toggle, cycle, or a key and "
+	          "its value: fps, method, present_mode, max_latency_frames, log, log_dir, enabled, "
 	          "stack_limiters)\n");
+	/* What the swapchains do: none in this process. */
+	CHECK(!strncmp(command("stats\n"), "ok stats now_ns=", 16));
+	CHECK(strstr(command("stats\n"), " last_present_ns=0\n") != NULL);
 	CHECK_STR(command("\x01\x02\n"), "error: control characters in the command; nothing changed\n");
 	CHECK_STR(exchange("fp\0s 1\n", 7), "error: NUL byte in the command; nothing changed\n");
 	static char flood[3000];
@@ -204,6 +208,8 @@ int main(int argc, char **argv)
 	snprintf(sock_path, sizeof(sock_path), "%s/lowlat/test_socket-%d.sock", runtime, (int)getpid());
 
 	lowlat_config_global_init(NULL);
+	/* The socket opens with the process's first swapchain, which the layer reports so. */
+	lowlat_config_global_started();
 	test_modes(runtime);
 	RUN(test_commands);
 	test_ctl(argv[1]);
