@@ -35,7 +35,11 @@ out=$(DXVK_CONFIG="dxgi.maxFrameRate = 120; dxgi.maxFrameLatency = 2;" VKD3D_SWA
 out=$("$cli" --fps=30 env -u NOTHING)
 [ "$(get LOWLAT_FPS "$out")" = 30 ] || fail "--fps=30 not taken"
 
-for bad in "--fps" "--fps sixty" "--fps 0.5" "--fps 20000" "--bogus env" ""; do
+# A share of the refresh rate passes as written; the layer resolves it per swapchain.
+out=$("$cli" --fps refresh-3 env)
+[ "$(get LOWLAT_FPS "$out")" = refresh-3 ] || fail "--fps refresh-3 not taken"
+
+for bad in "--fps" "--fps sixty" "--fps 0.5" "--fps 20000" "--fps refresh/0" "--fps refresh-x" "--bogus env" ""; do
 	rc=0
 	# shellcheck disable=SC2086 # the words are the arguments
 	msg=$("$cli" $bad 2>&1 >/dev/null) || rc=$?
