@@ -257,8 +257,9 @@ void lowlat_latency_device_init(struct lowlat_device *dev, enum lowlat_latency_m
 	l->counter = dev->vk.GetSemaphoreCounterValue ? dev->vk.GetSemaphoreCounterValue
 	                                              : dev->vk.GetSemaphoreCounterValueKHR;
 	if (mode == LOWLAT_LATENCY_EMULATED && (!l->signal || !l->wait || !l->counter))
-		lowlat_msg("VK_NV_low_latency2: the driver below has no timeline semaphore functions; the "
-		           "app's latency sleeps are released at once");
+		LOWLAT_WARN_LIMITED(
+		        "VK_NV_low_latency2: the driver below has no timeline semaphore functions; the "
+		        "app's latency sleeps are released at once");
 	if (mode != LOWLAT_LATENCY_OFF)
 		LOWLAT_INFO("VK_NV_low_latency2 %s", mode == LOWLAT_LATENCY_EMULATED
 		                                             ? "provided by lowlat (the driver lacks it)"
@@ -662,7 +663,7 @@ void lowlat_latency_point_say(enum lowlat_wait_point point, const struct lowlat_
 		LOWLAT_INFO_LIMITED("swapchain %ux%u: wait point \"%s\" (%s); its presents no longer wait",
 		                    say->width, say->height, point_name(point), how);
 	if (say->app_told)
-		lowlat_msg(
+		LOWLAT_WARN_LIMITED(
 		        "swapchain %ux%u: the app limits its own frame rate (%s); %s (stack_limiters: false)",
 		        say->width, say->height, app_cap,
 		        say->app_rules ? "lowlat adds no cap of its own"

@@ -249,8 +249,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 		dev->hooked = vk->CreateSwapchainKHR && vk->DestroySwapchainKHR &&
 		              vk->GetSwapchainImagesKHR && vk->AcquireNextImageKHR && vk->QueuePresentKHR;
 		if (!dev->hooked)
-			lowlat_msg("the driver below lacks swapchain functions although VK_KHR_swapchain is "
-			           "enabled; passing this device through untouched");
+			LOWLAT_WARN_LIMITED(
+			        "the driver below lacks swapchain functions although VK_KHR_swapchain is "
+			        "enabled; passing this device through untouched");
 	}
 
 	if (!lowlat_map_insert(&lowlat_devices, lowlat_dispatch_key(*out), dev)) {

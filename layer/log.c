@@ -98,7 +98,7 @@ static char write_buffer[WRITE_BUFFER_BYTES]; /* the writer's; used only under r
 static void fail(const char *what, const char *path, int err)
 {
 	if (!atomic_exchange(&disabled, true))
-		lowlat_msg("log %s %s: %s; logging off", what, path, strerror(err));
+		LOWLAT_WARN_LIMITED("log %s %s: %s; logging off", what, path, strerror(err));
 }
 
 /* Wakes the writer early (a log closed, shutdown, the test pause lifted); never on the present
