@@ -137,7 +137,7 @@ void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_pres
 			struct lowlat_swapchain *sc = call->frames[i].sc;
 			if (sc && sc->ids_owned) {
 				sc->ids_owned = false;
-				lowlat_msg(
+				LOWLAT_WARN_LIMITED(
 				        "swapchain %ux%u: a present lowlat cannot copy (a structure it does "
 				        "not know before the app's present ids); its ids are the app's "
 				        "again, and it is paced on the CPU clock",

@@ -9,21 +9,16 @@
 #include "clock.h"
 #include "config.h"
 #include "fps_refresh.h"
+#include "level.h"
 #include "live.h"
 #include "message.h"
 #include "objects.h"
-#include "swapchain.h"
 #include "pace.h"
+#include "swapchain.h"
 
-static const char *level_name(enum lowlat_pacing_level level)
+static const char *level_name(const struct lowlat_level *level)
 {
-	switch (level) {
-	case LOWLAT_LEVEL_TIMING: return "timing";
-	case LOWLAT_LEVEL_PRESENT_WAIT: return "present-wait";
-	case LOWLAT_LEVEL_DRM: return "drm";
-	case LOWLAT_LEVEL_CPU: break;
-	}
-	return "cpu";
+	return level ? level->name : lowlat_level_cpu.name;
 }
 
 /* The display's rate as the swapchain knows it now: 0 when unknown. */
@@ -51,7 +46,7 @@ static enum lowlat_rate_source display_rate(const struct lowlat_swapchain *sc, i
 static bool can_learn(const struct lowlat_swapchain *sc)
 {
 	return sc->cap.created && !sc->cap.learn_over &&
-	       (sc->level == LOWLAT_LEVEL_TIMING || sc->level == LOWLAT_LEVEL_PRESENT_WAIT);
+	       (sc->level == &lowlat_level_timing || sc->level == &lowlat_level_present_wait);
 }
 
 static int compare_i64(const void *a, const void *b)
@@ -102,7 +97,7 @@ bool lowlat_cap_stale(struct lowlat_swapchain *sc)
 		return false;
 	/* Uncapped, the frames of a game that keeps up are shown every refresh: their spacing, which
 	 * lowlat's own present waits see, is the refresh. Capped, it would be the cap's. */
-	if (c->provisional && sc->level == LOWLAT_LEVEL_PRESENT_WAIT && !c->pw_period_ns)
+	if (c->provisional && sc->level == &lowlat_level_present_wait && !c->pw_period_ns)
 		c->pw_period_ns = pw_refresh_ns(&sc->pw_phase);
 	display_rate(sc, &refresh_ns, &vrr);
 	if (refresh_ns != c->refresh_ns || vrr != c->vrr)
@@ -133,7 +128,7 @@ static void relative_text(const struct lowlat_swapchain *sc, char *dst, size_t s
 	lowlat_fps_describe(&sc->config, false, spec, sizeof(spec));
 	if (!c->refresh_ns) {
 		snprintf(dst, size, " (%s of an assumed 60 Hz: %s)", spec,
-		         sc->level == LOWLAT_LEVEL_CPU
+		         sc->level == &lowlat_level_cpu
 		                 ? "pacing level \"cpu\" does not learn the display's refresh rate"
 		                 : "the display's refresh rate was not reported within 1 s");
 		return;
@@ -160,19 +155,15 @@ static void pacing_text(const struct lowlat_swapchain *sc, char *dst, size_t siz
 {
 	const char *why = sc->cap.timing_why;
 
-	switch (sc->level) {
-	case LOWLAT_LEVEL_TIMING:
+	if (sc->level == &lowlat_level_timing)
 		snprintf(dst, size, "paced on the display's refresh (present timing)");
-		break;
-	case LOWLAT_LEVEL_PRESENT_WAIT:
+	else if (sc->level == &lowlat_level_present_wait)
 		snprintf(dst, size, "paced on the refreshes its present waits show (%s)", why);
-		break;
-	case LOWLAT_LEVEL_DRM:
+	else if (sc->level == &lowlat_level_drm)
 		snprintf(dst, size, "paced on the screen's refresh clock, %s (%s)", sc->refresh.source.name,
 		         why);
-		break;
-	case LOWLAT_LEVEL_CPU: snprintf(dst, size, "paced on the CPU clock (%s)", why); break;
-	}
+	else
+		snprintf(dst, size, "paced on the CPU clock (%s)", why);
 }
 
 /* The swapchain's line: the first cap, at the default level; later changes at LOWLAT_VERBOSE=1. */
