@@ -20,6 +20,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "pace_display.h"
+#include "refresh.h"
 
 /* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/3, 2.78 ms
  * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's margin covers
@@ -42,6 +46,27 @@
 #define LOWLAT_REFRESH_RETRY_NS 100000000ll /* 100 ms */
 
 struct lowlat_swapchain;
+
+/* A swapchain's "drm" pacing level (level_drm.c). Used only inside the app's calls on the
+ * swapchain, which Vulkan requires to be externally synchronised. */
+struct lowlat_swapchain_refresh {
+	bool active; /* a source answered at creation: the level is "drm" */
+	struct lowlat_refresh_source source;
+	struct lowlat_refresh_grid grid;
+	int64_t sampled_ns; /* when the grid was last read */
+	bool lost_told;     /* said once that the source stopped answering */
+	int64_t present_ns; /* this present's entry */
+	bool have_target;   /* target_ns holds the vblank the latest frame was released for */
+	int64_t target_ns;
+	int64_t lead_ns;       /* the lead of the latest release */
+	int64_t frame_lead_ns; /* the lead the release of the frame being presented allowed for (log) */
+	bool released;         /* this present's release was planned on the grid (for the log) */
+	/* The release a lead before the vblank after target_ns: a wait point away from the present
+	 * may release the frame after next before the next present comes (pace_display.h). */
+	int64_t after_release_ns;
+	/* Release-to-present-entry times of recent frames: the lead's prediction (pace_display.h). */
+	struct lowlat_ready_window ready;
+};
 
 /* At swapchain creation, when it has no present timing: opens the refresh source that
  * LOWLAT_REFRESH_SOURCE names (the DRM CRTC by default) and reads a first vblank. true: the

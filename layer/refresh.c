@@ -1,6 +1,5 @@
-/* refresh.c — the refresh sources' common part: choosing one from LOWLAT_REFRESH_SOURCE, the fixed
- * (ideal) source, the period of a mode and the grid kept from samples; see refresh.h. The DRM
- * source itself is refresh_drm.c. */
+/* refresh.c — the refresh sources: choosing one from LOWLAT_REFRESH_SOURCE, and the fixed (ideal)
+ * source; see refresh.h. The DRM source itself is refresh_drm.c, the pure part refresh_grid.c. */
 #include "refresh.h"
 
 #include <stdio.h>
@@ -15,100 +14,6 @@
 /* Rates the fixed source takes, in mHz: the virtual display's range (1 to 1000 Hz). */
 #define FIXED_RATE_MIN_MHZ 1000ll
 #define FIXED_RATE_MAX_MHZ 1000000ll
-
-int64_t lowlat_mode_period_ns(uint32_t clock_khz, uint32_t htotal, uint32_t vtotal, bool interlace,
-                              bool dblscan, uint32_t vscan)
-{
-	/* period = den / num seconds with num = clock in Hz (times 2 when interlaced), den = pixels per
-	 * refresh (times 2 for double scan, times vscan): ns = den * 1e9 / num, rounded. den <= 65535^2
-	 * * 2 * 255 (< 2.2e12) and 1e6 / kHz in the same step: den * 1e6 / clock_khz, no overflow as
-	 * den * 1e6 < 2.2e18. */
-	int64_t num = (int64_t)clock_khz, den = (int64_t)htotal * vtotal;
-
-	if (!clock_khz || !htotal || !vtotal)
-		return 0;
-	if (interlace)
-		num *= 2;
-	if (dblscan)
-		den *= 2;
-	if (vscan > 1)
-		den *= vscan;
-	return (den * 1000000 + num / 2) / num;
-}
-
-int64_t lowlat_fixed_vblank_ns(int64_t rate_mhz, int64_t t_ns, uint64_t *k_out)
-{
-	/* k = floor(t * rate / 1e12), split so nothing overflows 64 bits for t up to ~290 years:
-	 * t = s * 1e9 + r, t * rate / 1e12 = s * rate / 1000 + r * rate / 1e12. */
-	int64_t s = t_ns / 1000000000, r = t_ns % 1000000000;
-	int64_t a = s * rate_mhz; /* millirefreshes in whole seconds, < 1e10 * 1e6 */
-	int64_t k = a / 1000 + ((a % 1000) * 1000000000 + r * rate_mhz) / NS_MFPS;
-	int64_t start;
-
-	/* start(k) = floor(k * 1e12 / rate), split as k = q * rate + m: q * 1e12 + floor(m * 1e12 / rate),
-	 * m < rate <= 1e6 so m * 1e12 < 1e18. The floors can leave k one off: settle it. */
-	for (;;) {
-		start = k / rate_mhz * NS_MFPS + (k % rate_mhz) * NS_MFPS / rate_mhz;
-		if (start > t_ns) {
-			k--;
-			continue;
-		}
-		int64_t next = (k + 1) / rate_mhz * NS_MFPS + ((k + 1) % rate_mhz) * NS_MFPS / rate_mhz;
-		if (next <= t_ns) {
-			k++;
-			continue;
-		}
-		break;
-	}
-	if (k_out)
-		*k_out = (uint64_t)k;
-	return start;
-}
-
-int lowlat_refresh_choose(const int64_t *period_ns, const bool *vrr, unsigned count)
-{
-	int chosen = -1;
-
-	for (unsigned i = 0; i < count; i++)
-		if (!vrr[i] && period_ns[i] > 0 && (chosen < 0 || period_ns[i] < period_ns[chosen]))
-			chosen = (int)i;
-	return chosen;
-}
-
-enum lowlat_refresh_update lowlat_refresh_grid_note(struct lowlat_refresh_grid *g,
-                                                    const struct lowlat_refresh_sample *s)
-{
-	if (s->period_ns <= 0) {
-		*g = (struct lowlat_refresh_grid){0};
-		return LOWLAT_REFRESH_UPDATE_NONE;
-	}
-	if (!g->sampled) {
-		*g = (struct lowlat_refresh_grid){.sampled = true,
-		                                  .known = true,
-		                                  .period_ns = s->period_ns,
-		                                  .vblank_ns = s->vblank_ns,
-		                                  .sequence = s->sequence};
-		return LOWLAT_REFRESH_UPDATE_FIRST;
-	}
-	/* The refreshes between the two samples, each one period long: their span must match (see
-	 * LOWLAT_REFRESH_JITTER_PPM). A sequence that went backwards (a reset counter) is a huge
-	 * unsigned count and fails. */
-	uint64_t count = s->sequence - g->sequence;
-	int64_t span = s->vblank_ns - g->vblank_ns;
-	bool on_grid = s->period_ns == g->period_ns && count <= (uint64_t)INT32_MAX && span >= 0;
-
-	if (on_grid) {
-		int64_t expected = (int64_t)count * g->period_ns;
-		int64_t err = span > expected ? span - expected : expected - span;
-		on_grid = err <= g->period_ns / 1000 * LOWLAT_REFRESH_JITTER_PPM / 1000 +
-		                         span / 1000 * LOWLAT_REFRESH_DRIFT_PPM / 1000;
-	}
-	g->period_ns = s->period_ns;
-	g->vblank_ns = s->vblank_ns;
-	g->sequence = s->sequence;
-	g->known = on_grid;
-	return on_grid ? LOWLAT_REFRESH_UPDATE_OK : LOWLAT_REFRESH_UPDATE_MOVED;
-}
 
 /* "fixed:HZ": the ideal display. */
 static bool fixed_open(struct lowlat_refresh_source *s, const char *hz_text, char *why, size_t why_size)
@@ -132,11 +37,14 @@ static bool fixed_open(struct lowlat_refresh_source *s, const char *hz_text, cha
 
 bool lowlat_refresh_open(struct lowlat_refresh_source *s, const char *spec, char *why, size_t why_size)
 {
-	*s = (struct lowlat_refresh_source){.kind = LOWLAT_REFRESH_NONE, .fd = -1};
-	if (!spec || !*spec || !strcmp(spec, "drm"))
-		return lowlat_drm_open(s, "/dev/dri", why, why_size);
-	if (!strncmp(spec, "drm:", 4) && spec[4])
-		return lowlat_drm_open(s, spec + 4, why, why_size);
+	*s = (struct lowlat_refresh_source){.kind = LOWLAT_REFRESH_NONE, .drm.fd = -1};
+	if (!spec || !*spec || !strcmp(spec, "drm") || (!strncmp(spec, "drm:", 4) && spec[4])) {
+		const char *dir = spec && !strncmp(spec, "drm:", 4) ? spec + 4 : "/dev/dri";
+		if (!lowlat_drm_open(&s->drm, dir, s->name, sizeof(s->name), why, why_size))
+			return false;
+		s->kind = LOWLAT_REFRESH_DRM;
+		return true;
+	}
 	if (!strncmp(spec, "fixed:", 6))
 		return fixed_open(s, spec + 6, why, why_size);
 	if (!strcmp(spec, "none"))
@@ -150,7 +58,7 @@ bool lowlat_refresh_open(struct lowlat_refresh_source *s, const char *spec, char
 bool lowlat_refresh_read(struct lowlat_refresh_source *s, int64_t now_ns, struct lowlat_refresh_sample *out)
 {
 	switch (s->kind) {
-	case LOWLAT_REFRESH_DRM: return lowlat_drm_read(s, out);
+	case LOWLAT_REFRESH_DRM: return lowlat_drm_read(&s->drm, out);
 	case LOWLAT_REFRESH_FIXED:
 		if (now_ns < 0)
 			return false;
@@ -165,6 +73,6 @@ bool lowlat_refresh_read(struct lowlat_refresh_source *s, int64_t now_ns, struct
 void lowlat_refresh_close(struct lowlat_refresh_source *s)
 {
 	if (s->kind == LOWLAT_REFRESH_DRM)
-		lowlat_drm_close(s);
+		lowlat_drm_close(&s->drm);
 	s->kind = LOWLAT_REFRESH_NONE;
 }

@@ -254,7 +254,8 @@ static void tell_choice(const struct candidate *c, unsigned count, const struct 
 	           count, list, chosen->card, chosen->crtc_id);
 }
 
-bool lowlat_drm_open(struct lowlat_refresh_source *s, const char *dir, char *why, size_t why_size)
+bool lowlat_drm_open(struct lowlat_drm_source *src, const char *dir, char *name, size_t name_size, char *why,
+                     size_t why_size)
 {
 	unsigned cards[CARDS_MAX], card_count = 0, count = 0;
 	struct candidate c[CANDIDATES_MAX];
@@ -303,29 +304,28 @@ bool lowlat_drm_open(struct lowlat_refresh_source *s, const char *dir, char *why
 			close(fds[i]);
 	if (!chosen)
 		return false;
-	s->kind = LOWLAT_REFRESH_DRM;
-	s->fd = chosen->fd;
-	s->crtc_id = chosen->crtc_id;
-	s->crtc_index = chosen->crtc_index;
-	s->mode_period_ns = chosen->period_ns;
-	s->blanking_ns = chosen->blanking_ns;
-	snprintf(s->name, sizeof(s->name), "DRM card%u CRTC %u, %ux%u at %.3f Hz", chosen->card,
-	         chosen->crtc_id, chosen->width, chosen->height, hz_of(chosen->period_ns));
+	src->fd = chosen->fd;
+	src->crtc_id = chosen->crtc_id;
+	src->crtc_index = chosen->crtc_index;
+	src->mode_period_ns = chosen->period_ns;
+	src->blanking_ns = chosen->blanking_ns;
+	snprintf(name, name_size, "DRM card%u CRTC %u, %ux%u at %.3f Hz", chosen->card, chosen->crtc_id,
+	         chosen->width, chosen->height, hz_of(chosen->period_ns));
 	return true;
 }
 
-bool lowlat_drm_read(struct lowlat_refresh_source *s, struct lowlat_refresh_sample *out)
+bool lowlat_drm_read(struct lowlat_drm_source *d, struct lowlat_refresh_sample *out)
 {
-	if (!read_vblank(s->fd, s->crtc_id, s->crtc_index, out))
+	if (!read_vblank(d->fd, d->crtc_id, d->crtc_index, out))
 		return false;
-	out->period_ns = s->mode_period_ns;
-	out->vblank_ns -= s->blanking_ns;
+	out->period_ns = d->mode_period_ns;
+	out->vblank_ns -= d->blanking_ns;
 	return true;
 }
 
-void lowlat_drm_close(struct lowlat_refresh_source *s)
+void lowlat_drm_close(struct lowlat_drm_source *d)
 {
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
 }

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "id_map.h"
 #include "latency_sleep.h"
+#include "level_drm.h"
 #include "lowlat_config.h"
 #include "objects.h"
 #include "pace.h"
@@ -24,7 +25,6 @@
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
-#include "refresh.h"
 #include "swapchain_cap.h"
 
 struct lowlat_level; /* level.h */
