@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "control.h"
 #include "lowlat_config.h"
 
 /* One bit per key, 1u << LOWLAT_KEY_*: which keys a source set. */
@@ -220,9 +221,6 @@ void lowlat_config_apply_layer_settings(const void *instance_create_info, struct
 
 /* --- Control commands (config_control.c) ----------------------------------------------------- */
 
-/* The longest command line: a key, a space and the longest log_dir. */
-#define LOWLAT_CONTROL_LINE_MAX (LOWLAT_CONFIG_PATH_MAX + 64) /* bytes */
-
 /* Execute one command line (a trailing "\n" or "\r\n" is allowed) onto st's runtime overrides:
  *   status                 -> "ok game \"<key>\"; fps 60, method late, ..."
  *   <key> <value>          -> "ok fps 60"   (any key, its value written as for LOWLAT_<KEY>)
@@ -241,10 +239,11 @@ bool lowlat_config_control(struct lowlat_config_state *st, const char *line, cha
  * const VkInstanceCreateInfo *, NULL for none. Later calls do nothing. Messages go to lowlat_msg. */
 void lowlat_config_global_init(const void *instance_create_info);
 
-/* The present path's reload check: one atomic load and a compare unless a second has passed since
- * the last look; then a stat of the files in use, on the thread that got there first (the others
- * skip it, they never wait). now_ns: CLOCK_MONOTONIC. */
-void lowlat_config_global_tick(int64_t now_ns);
+/* The reload check, on lowlat's control thread (control.h): when due (a second after the last
+ * look), a stat of the files in use and a reload of what changed. now_ns: CLOCK_MONOTONIC. Returns
+ * when it is next due (INT64_MAX before the config is loaded). Never on the present path: a stat
+ * on a network or FUSE file system can stall. */
+int64_t lowlat_config_global_tick(int64_t now_ns);
 
 /* The config's generation: 0 before load, +1 on every change. When it differs from `seen`, copies
  * the current config into *out (under the config lock, held only for the copy); either way returns
@@ -253,8 +252,8 @@ void lowlat_config_global_tick(int64_t now_ns);
 uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out);
 
 /* The process became a game: it created its first swapchain. Says the messages held until then
- * (message.h) and opens the control socket, so that `lowlat ctl` and `lowlat status` list only
- * processes that present. Once per process; later calls do nothing. */
+ * (message.h) and starts the control thread (reload checks) with its socket, so that `lowlat ctl`
+ * and `lowlat status` list only processes that present. Once per process; later calls do nothing. */
 void lowlat_config_global_started(void);
 
 /* The game key the config matched ("" when none), for names such as log files. Fixed once the first

@@ -1,10 +1,11 @@
 /* config_global.c — the process's one config: loaded at the first vkCreateInstance from the real
- * environment, /proc/self and the create info; checked for edits from the present path.
+ * environment, /proc/self and the create info; checked for edits by lowlat's control thread
+ * (control.h), which also serves the socket's commands, and published to the present path as a
+ * generation it reads with one atomic load.
  *
  * Lock: config_lock guards `state`. It is a leaf lock (nothing else is taken under it, nothing is
- * called down the Vulkan chain under it). The present path never waits for it: the reload check
- * only try-locks, and a reader takes it only to copy a config that changed. The control socket's
- * thread takes it for each command.
+ * called down the Vulkan chain under it). A presenting thread takes it only to copy a config
+ * whose generation changed; the control thread takes it for each reload check and command.
  */
 #include "vk_compat.h"
 #include <fcntl.h>
@@ -22,8 +23,7 @@
 
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lowlat_config_state state;
-/* Mirrors of state.next_check_ns and the generation, read without the lock on every present. */
-static _Atomic int64_t next_check_ns = INT64_MAX;
+/* The config's generation, read without the lock on every present. */
 static _Atomic uint64_t generation;
 
 /* /proc/self/cmdline is read up to this much: the .exe is among the first arguments, and a game's
@@ -99,7 +99,6 @@ void lowlat_config_global_init(const void *instance_create_info)
 		proc.engine_name = app->pEngineName;
 	}
 	lowlat_config_load(&state, &proc, &settings, monotonic_ns(), &sink);
-	atomic_store(&next_check_ns, state.next_check_ns);
 	atomic_store(&generation, 1);
 	pthread_mutex_unlock(&config_lock);
 }
@@ -111,22 +110,26 @@ void lowlat_config_global_started(void)
 	if (atomic_flag_test_and_set(&started))
 		return;
 	lowlat_msg_release();
-	/* Not under the config lock: the socket's thread takes it for every command. */
-	lowlat_control_start(state.game.key);
+	/* Not under the config lock: the thread takes it for every check and command. */
+	lowlat_control_start(&(struct lowlat_control_hooks){.game_key = state.game.key,
+	                                                    .command = lowlat_config_global_control,
+	                                                    .tick = lowlat_config_global_tick});
 }
 
-void lowlat_config_global_tick(int64_t now_ns)
+int64_t lowlat_config_global_tick(int64_t now_ns)
 {
-	/* Before load next_check_ns is INT64_MAX, so this returns at once. */
-	if (now_ns < atomic_load_explicit(&next_check_ns, memory_order_relaxed))
-		return;
-	/* Another thread is already looking: one look a second is all that is needed. */
-	if (pthread_mutex_trylock(&config_lock))
-		return;
-	if (lowlat_config_reload(&state, now_ns, &sink))
+	int64_t next_ns;
+
+	pthread_mutex_lock(&config_lock);
+	if (!atomic_load(&generation)) {
+		pthread_mutex_unlock(&config_lock);
+		return INT64_MAX; /* nothing loaded: nothing to check */
+	}
+	if (now_ns >= state.next_check_ns && lowlat_config_reload(&state, now_ns, &sink))
 		atomic_fetch_add(&generation, 1);
-	atomic_store(&next_check_ns, state.next_check_ns);
+	next_ns = state.next_check_ns;
 	pthread_mutex_unlock(&config_lock);
+	return next_ns;
 }
 
 uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out)

@@ -1,13 +1,15 @@
-/* control.c — the control socket: $XDG_RUNTIME_DIR/lowlat/<game-key>-<pid>.sock, one thread of
- * ours serving one-line commands (config_control.c executes them) so tools can change the cap
- * while the game runs, and `stats`, what its swapchains do now (live.h). `lowlat ctl` and
- * `lowlat status` (cli/lowlat.c) are its clients.
+/* control.c — lowlat's one background thread: it runs the config's periodic work (the reload
+ * check, which stats files: never on the present path, where a stat on NFS or FUSE could stall the
+ * game) and serves the control socket, $XDG_RUNTIME_DIR/lowlat/<game-key>-<pid>.sock: one-line
+ * commands (the config executes them) so tools can change the cap while the game runs, and
+ * `stats`, what its swapchains do now (live.h). `lowlat ctl` and `lowlat status` (cli/lowlat.c) are
+ * its clients. Where the socket cannot be made, the thread still runs the periodic work.
  *
  * Access: the directory is 0700 and must be ours, the socket 0600, and each client's
  * SO_PEERCRED uid must be ours: only the owning user gets in. The pid alone is not the name
  * because inside Flatpak's pid namespace it is ambiguous; the game key makes it readable.
  *
- * Lifetime: started once by the config's load; stopped, joined and unlinked by the library's
+ * Lifetime: started once, at the process's first swapchain; stopped, joined and unlinked by the library's
  * destructor, which runs at exit and also when the loader dlcloses the layer (the thread must not
  * outlive its code). A client that stalls is dropped after CLIENT_IDLE_MS so it cannot block
  * others for long.
@@ -27,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "control.h"
 #include "live.h"
 #include "message.h"
@@ -36,6 +37,7 @@
 #define CLIENT_IDLE_MS 2000 /* ms */
 
 static struct {
+	struct lowlat_control_hooks hooks;
 	int listen_fd, stop_fd;
 	pthread_t thread;
 	bool running;
@@ -109,7 +111,7 @@ static void serve(int fd)
 			else if (!strcmp(buf, "stats") || !strcmp(buf, "stats\r"))
 				lowlat_live_describe(reply, sizeof(reply), monotonic_ns());
 			else
-				lowlat_config_global_control(buf, reply, sizeof(reply));
+				control.hooks.command(buf, reply, sizeof(reply));
 			send_line(fd, reply);
 			len -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, len);
@@ -124,18 +126,42 @@ static void serve(int fd)
 	}
 }
 
+/* Waits for a client (when there is a socket) until the periodic work is next due; false on stop. */
+static bool wait_client(int64_t due_ns, bool *client)
+{
+	struct pollfd fds[2] = {{.fd = control.stop_fd, .events = POLLIN},
+	                        {.fd = control.listen_fd, .events = POLLIN}};
+	int64_t left_ns = due_ns - monotonic_ns();
+	int timeout_ms = due_ns == INT64_MAX ? -1 : left_ns <= 0 ? 0 : (int)((left_ns + 999999) / 1000000);
+	int n;
+
+	do
+		n = poll(fds, control.listen_fd >= 0 ? 2 : 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	*client = n > 0 && (fds[1].revents & POLLIN);
+	return !(n > 0 && (fds[0].revents & POLLIN));
+}
+
 static void *control_thread(void *arg)
 {
-	(void)arg;
-	while (wait_readable(control.listen_fd, -1)) {
-		int fd = accept4(control.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	int64_t due_ns = 0;
+	bool client;
 
+	(void)arg;
+	for (;;) {
+		int64_t now_ns = monotonic_ns();
+		if (now_ns >= due_ns)
+			due_ns = control.hooks.tick ? control.hooks.tick(now_ns) : INT64_MAX;
+		if (!wait_client(due_ns, &client))
+			return NULL;
+		if (!client)
+			continue;
+		int fd = accept4(control.listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
 		serve(fd);
 		close(fd);
 	}
-	return NULL;
 }
 
 /* $XDG_RUNTIME_DIR/lowlat, made 0700 if missing; refused unless it is a directory of ours that
@@ -151,16 +177,14 @@ static bool private_dir(const char *runtime, char *dir, size_t size)
 	return !lstat(dir, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077);
 }
 
-void lowlat_control_start(const char *game_key)
+/* The socket, bound and listening, in control.listen_fd; says why not in one line when it cannot be. */
+static void open_socket(const char *game_key)
 {
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	char dir[sizeof(addr.sun_path)];
-	sigset_t all, old;
 	int max_key;
 
-	if (control.running)
-		return;
 	if (!runtime || runtime[0] != '/') {
 		LOWLAT_INFO("XDG_RUNTIME_DIR is not set; no control socket");
 		return;
@@ -178,25 +202,14 @@ void lowlat_control_start(const char *game_key)
 	snprintf(control.path, sizeof(control.path), "%s/%.*s-%d.sock", dir, max_key,
 	         game_key && *game_key ? game_key : "unknown", (int)getpid());
 	memcpy(addr.sun_path, control.path, sizeof(addr.sun_path));
-
 	control.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	control.stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (control.listen_fd < 0 || control.stop_fd < 0)
+	if (control.listen_fd < 0)
 		goto fail;
 	/* A socket of the same name is a leftover of an earlier process with our pid. */
 	unlink(control.path);
 	if (bind(control.listen_fd, (struct sockaddr *)&addr, sizeof(addr)) || chmod(control.path, 0600) ||
 	    listen(control.listen_fd, 4))
 		goto fail_unlink;
-
-	/* The thread takes no signal of the game's: they stay with the game's own threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	control.running = !pthread_create(&control.thread, NULL, control_thread, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!control.running)
-		goto fail_unlink;
-	control.owner = getpid();
 	LOWLAT_INFO("control socket: %s", control.path);
 	return;
 
@@ -207,8 +220,40 @@ fail:
 	           strerror(errno));
 	if (control.listen_fd >= 0)
 		close(control.listen_fd);
-	if (control.stop_fd >= 0)
-		close(control.stop_fd);
+	control.listen_fd = -1;
+	control.path[0] = '\0';
+}
+
+void lowlat_control_start(const struct lowlat_control_hooks *hooks)
+{
+	sigset_t all, old;
+
+	if (control.running)
+		return;
+	control.hooks = *hooks;
+	control.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (control.stop_fd < 0) {
+		lowlat_msg("cannot create lowlat's control thread (%s): no config reload, no runtime "
+		           "control",
+		           strerror(errno));
+		return;
+	}
+	open_socket(hooks->game_key);
+	/* The thread takes no signal of the game's: they stay with the game's own threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	control.running = !pthread_create(&control.thread, NULL, control_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (control.running) {
+		control.owner = getpid();
+		return;
+	}
+	lowlat_msg("cannot start lowlat's control thread: no config reload, no runtime control");
+	if (control.listen_fd >= 0) {
+		unlink(control.path);
+		close(control.listen_fd);
+	}
+	close(control.stop_fd);
 	control.listen_fd = control.stop_fd = -1;
 }
 
@@ -221,8 +266,10 @@ __attribute__((destructor)) void lowlat_control_stop(void)
 	(void)!write(control.stop_fd, &one, sizeof(one));
 	pthread_join(control.thread, NULL);
 	control.running = false;
-	unlink(control.path);
-	close(control.listen_fd);
+	if (control.listen_fd >= 0) {
+		unlink(control.path);
+		close(control.listen_fd);
+	}
 	close(control.stop_fd);
 	control.listen_fd = control.stop_fd = -1;
 }

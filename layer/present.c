@@ -65,7 +65,6 @@ static bool begin(struct lowlat_present_call *c, struct lowlat_device *dev, VkQu
  * modes and ids to hand down (present_mode.h, present_ids.h). */
 static void observe(struct lowlat_present_call *c)
 {
-	lowlat_config_global_tick(c->t.entry_ns);
 	for (uint32_t i = 0; i < c->count; i++) {
 		struct lowlat_frame *f = &c->frames[i];
 		struct lowlat_swapchain *sc = f->sc;

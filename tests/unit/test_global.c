@@ -1,5 +1,5 @@
 /* test_global.c — the process-wide wrapper the layer calls: load from the real environment, the
- * generation a reader polls, and the present path's tick picking up an edit a second later. */
+ * generation a reader polls, and the control thread's tick picking up an edit a second later. */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -43,7 +43,7 @@ int main(void)
 
 	/* Before load: generation 0, the caller keeps its defaults, and a tick does nothing. */
 	lowlat_config_defaults(&cfg);
-	lowlat_config_global_tick(INT64_MAX - 1);
+	CHECK(lowlat_config_global_tick(INT64_MAX - 1) == INT64_MAX);
 	CHECK(lowlat_config_global_get(seen, &cfg) == 0);
 	CHECK(cfg.fps == 0);
 
@@ -55,11 +55,13 @@ int main(void)
 	lowlat_config_global_init(NULL);
 	CHECK(lowlat_config_global_get(seen, &cfg) == 1);
 
-	/* An edit, then presents: nothing before the second is up, the new value after it. */
+	/* An edit, then ticks: nothing before the second is up (the tick says when it is), the new
+	 * value after it. */
 	write_file(path, "{\"fps\": 120, \"method\": \"early\"}");
-	lowlat_config_global_tick(t0);
+	int64_t due = lowlat_config_global_tick(t0);
+	CHECK(due > t0 && due <= now_ns() + LOWLAT_CONFIG_CHECK_INTERVAL_NS);
 	CHECK(lowlat_config_global_get(seen, &cfg) == 1);
-	lowlat_config_global_tick(now_ns() + LOWLAT_CONFIG_CHECK_INTERVAL_NS);
+	CHECK(lowlat_config_global_tick(now_ns() + LOWLAT_CONFIG_CHECK_INTERVAL_NS) > now_ns());
 	seen = lowlat_config_global_get(seen, &cfg);
 	CHECK(seen == 2 && cfg.fps == 120 && cfg.method == LOWLAT_METHOD_EARLY);
 
