@@ -25,15 +25,10 @@
 #include "pace_display.h"
 #include "refresh.h"
 
-/* The margin over the predicted release-to-present time, as a fraction of a refresh: 1/3, 2.78 ms
- * at 120 Hz, 5.56 ms at 60 Hz, 0.62 ms at 540 Hz. Besides what the "timing" level's margin covers
- * (the wake-up error, the scatter above the percentile) it covers what this level cannot measure:
- * the frame's GPU work after its present call and the compositor's latch before the vblank. A
- * frame that misses by that costs a repeat, a margin too large only latency, and releasing at a
- * random phase ("cpu") costs half a refresh on average. On the virtual display at 120 Hz
- * (lavapipe, so the GPU work is CPU work on the loaded 2-core VM) that work took 2.3 ms at p50,
- * 4.3 ms at p90, 2-9 ms in all: with a quarter refresh (2.08 ms) 11-21% of vkcube's frames at
- * 60 fps missed their vblank in a full test run. */
+/* The margin over the predicted release-to-present time: a third of a refresh (2.78 ms at 120 Hz).
+ * Besides the wake-up error it covers what this level cannot measure, the frame's GPU work after
+ * its present and the compositor's latch; a quarter refresh let 11-21% of vkcube's frames at 60 fps
+ * miss their vblank on the virtual display. */
 #define LOWLAT_REFRESH_MARGIN_DIVISOR 3
 
 /* How often the grid's phase is read again from the source: each second (one non-blocking ioctl).

@@ -77,20 +77,14 @@ int64_t lowlat_pacer_next_predicted_deadline(struct lowlat_pacer *pacer, int64_t
                                              int64_t slack_ns);
 
 /* How late lowlat's own wait may end before the grid goes on from the release instead: a quarter
- * of the interval, at most 1 ms (LOWLAT_LATE_RELEASE_MAX_NS; 463 us at 540 fps). That is a
- * preemption no spin tail hides (timing.c bounds the tail at 1 ms), a hitch worth one interval
- * rather than two. Shorter lateness is the machine's ordinary wake-up noise, which on a loaded
- * machine, with the tail at its 50 us floor, comes with most waits (a first rule at 50 us moved
- * the grid for 30-65% of frames under ASan in CI, -1.2 to -2.8% of the rate): the grid catches it
- * up and stays exact. */
+ * of the interval, at most 1 ms. Later is a preemption no spin tail hides, a hitch worth one
+ * interval rather than two; shorter is a loaded machine's ordinary wake-up noise, which the grid
+ * catches up so it stays exact (a 50 us bound moved the grid for a third of frames under ASan). */
 #define LOWLAT_LATE_RELEASE_MAX_NS 1000000ll
 
 /* How fast the grid catches up lateness within that bound: each following interval at most this
- * much short of the cap's, at most 50 us (1/32 of the interval above 625 fps). Half the 100 us
- * error issue 4 judges intervals by, 0.3% of a 60 fps frame: caught up this way, a late wake-up is
- * one long interval and no short one. Caught up in one frame (the rule before), it was a long
- * interval and then a short one as far off: at 144 fps on this VM 24 of 70 intervals off by more
- * than 100 us were such catch-ups (tools/bench-limiter, 2026-12-01). */
+ * much short of the cap's, at most 50 us (1/32 of the interval above 625 fps): a late wake-up is
+ * then one long interval and no short one, where catching up in one frame made a second hitch. */
 #define LOWLAT_CATCH_UP_STEP_MAX_NS 50000ll
 
 /* Tells the pacer when the frame it gave deadline_ns (its last deadline) was actually released, by

@@ -22,7 +22,7 @@
  * frame is late about once in 128 (0.8% repeats) while the lead hugs the shortest that works; the
  * frames' own jitter and the waking thread's latency keep it above that. It starts at half a
  * period (4.2 ms at 120 Hz; a heavier frame is late a few times first) and stays between a 16th of
- * a period (about the wake-up error of a sleep, ~100 us, FACTS.md, up to ~600 Hz) and 4 periods. */
+ * a period (about a sleep's wake-up error, ~100 us on the test VMs, up to ~600 Hz) and 4 periods. */
 #define LEAD_SHORTEN_DIVISOR  1024
 #define LEAD_LENGTHEN_DIVISOR 8
 #define LEAD_START_DIVISOR    2
@@ -32,7 +32,7 @@
 /* A frame seen this much after its target was shown on a later refresh: a quarter period (a frame
  * one refresh late is at least that late on a grid of up to 4 refreshes), at most 2 ms (the
  * shortest refresh lowlat expects is 2.8 ms, 360 Hz; a frame on time is seen within the waking
- * thread's latency, ~0.1 ms and rarely above 1.3 ms here, FACTS.md). */
+ * thread's latency, ~0.1 ms and rarely above 1.3 ms on the test VMs). */
 #define LATE_DIVISOR 4
 #define LATE_MAX_NS  2000000ll /* 2 ms */
 

@@ -20,8 +20,7 @@
  * present plans two releases, a lead before the next present's target and before the one after it;
  * the claims count which frame each releases (lowlat_display_claims, pace_display.h) and give it
  * its own target's release, the second one in steady state. That keeps the engine's queue of L
- * frames from standing in the display's queue: at L = 3, frames were shown 2.2-2.5 frames after
- * they started with the wait in the present, and a lead after it here. A present's frame started
+ * frames from standing in the display's queue. A present's frame started
  * when its claim's wait ended: that is the start of its ready-time sample (present_timing.c), not
  * the return of the present before it.
  *
@@ -35,6 +34,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "plumbing.h"
 
 #include "pace_display.h"
 #include "vk_compat.h"
@@ -54,8 +55,7 @@ struct lowlat_pw_done {
 };
 
 struct lowlat_present_wait {
-	pthread_mutex_t lock;
-	bool lock_ready;
+	struct lowlat_lock lock;
 	/* Written under the lock by the present thread: the swapchain is paced late in a FIFO mode. */
 	bool eligible;
 	/* The app waits for this swapchain's presents: its releases are waited for there. */
@@ -103,10 +103,6 @@ void lowlat_pw_set_log_frame(struct lowlat_swapchain *sc, int64_t log_frame);
 
 /* Present thread: writes the waits the app's present waits made into the present log. */
 void lowlat_pw_log(struct lowlat_swapchain *sc);
-
-/* The app's present id for swapchain index i of a present (VkPresentIdKHR or VkPresentId2KHR in
- * its chain), 0 when none. */
-uint64_t lowlat_pw_present_id(const VkPresentInfoKHR *info, uint32_t i);
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitForPresentKHR(VkDevice device, VkSwapchainKHR swapchain,
                                                         uint64_t present_id, uint64_t timeout);
