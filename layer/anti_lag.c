@@ -100,23 +100,22 @@ static VKAPI_ATTR void VKAPI_CALL lowlat_AntiLagUpdateAMD(VkDevice device, const
 		if (mfps != sc->latency.app_pacer.mfps)
 			lowlat_pacer_set_mfps(&sc->latency.app_pacer, mfps);
 		/* app_here false: the layer below keeps maxFPS itself. */
-		release = lowlat_latency_point_sleep_locked(dev, sc, LOWLAT_POINT_ANTI_LAG, false, now,
-		                                            &paced, &say);
+		release = lowlat_point_sleep_locked(sc, LOWLAT_POINT_ANTI_LAG, false, now, &paced, &say);
 	}
 	pthread_mutex_unlock(&l->lock);
 	if (found) {
 		char app_cap[32];
 		snprintf(app_cap, sizeof(app_cap), "maxFPS %u", data->maxFPS);
-		lowlat_latency_point_say(
-		        LOWLAT_POINT_ANTI_LAG, &say,
-		        "the app's vkAntiLagUpdateAMD at its input stage, on its game thread", app_cap);
+		lowlat_point_say(LOWLAT_POINT_ANTI_LAG, &say,
+		                 "the app's vkAntiLagUpdateAMD at its input stage, on its game thread",
+		                 app_cap);
 	}
 	/* lowlat's cap first, on the calling (game) thread; then the layer below's own delay. */
 	if (paced) {
-		lowlat_latency_sleep_until(release);
-		lowlat_latency_point_woke(dev, handle, lowlat_now_ns());
+		lowlat_point_sleep_until(release);
+		lowlat_point_woke(dev, handle, lowlat_now_ns());
 	} else if (found) {
-		lowlat_latency_point_woke(dev, handle, now);
+		lowlat_point_woke(dev, handle, now);
 	}
 	dev->vk.AntiLagUpdateAMD(device, data);
 }

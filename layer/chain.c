@@ -150,26 +150,35 @@ static void *storage_take(struct lowlat_chain_storage *s, size_t size)
 	return s->buffer + at;
 }
 
+/* A copy of p in storage, linked after prev (or made the head): NULL when it cannot be copied. */
+static VkBaseOutStructure *copy_after(const VkBaseInStructure *p, struct lowlat_chain_storage *storage,
+                                      VkBaseOutStructure *prev, const void **head)
+{
+	size_t size = lowlat_chain_struct_size(p->sType);
+	VkBaseOutStructure *c;
+
+	if (!size || !(c = storage_take(storage, size)))
+		return NULL;
+	memcpy(c, p, size);
+	if (prev)
+		prev->pNext = c;
+	else
+		*head = c;
+	return c;
+}
+
 const void *lowlat_chain_copy_to(const void *chain, const void *target, struct lowlat_chain_storage *storage,
                                  void **copy)
 {
-	VkBaseOutStructure *head = NULL, *tail = NULL;
+	VkBaseOutStructure *tail = NULL;
+	const void *head = NULL;
 
 	for (const VkBaseInStructure *p = chain; p; p = p->pNext) {
-		size_t size = lowlat_chain_struct_size(p->sType);
-		VkBaseOutStructure *c;
-
-		if (!size || !(c = storage_take(storage, size)))
+		if (!(tail = copy_after(p, storage, tail, &head)))
 			return NULL;
-		memcpy(c, p, size);
-		if (tail)
-			tail->pNext = c;
-		else
-			head = c;
-		tail = c;
 		if (p == target) {
-			*copy = c;
-			return head; /* c->pNext still points at the rest of the app's chain */
+			*copy = tail;
+			return head; /* the copy's pNext still points at the rest of the app's chain */
 		}
 	}
 	return NULL;
@@ -192,16 +201,8 @@ const void *lowlat_chain_without(const void *chain, VkStructureType type,
 		}
 		if (!lowlat_chain_has(p->pNext, type))
 			break; /* nothing of that type further on: the rest is shared as it is */
-		size_t size = lowlat_chain_struct_size(p->sType);
-		VkBaseOutStructure *c;
-		if (!size || !(c = storage_take(storage, size)))
+		if (!(prev = copy_after(p, storage, prev, &head)))
 			return NULL;
-		memcpy(c, p, size);
-		if (prev)
-			prev->pNext = c;
-		else
-			head = c;
-		prev = c;
 	}
 	return head;
 }

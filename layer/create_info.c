@@ -179,3 +179,11 @@ bool lowlat_extensions_have(const VkExtensionProperties *props, uint32_t count, 
 			return true;
 	return false;
 }
+
+void lowlat_device_features(struct lowlat_instance *inst, VkPhysicalDevice physical, void *features)
+{
+	VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+	                                       .pNext = features};
+
+	inst->features2(physical, &features2);
+}

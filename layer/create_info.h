@@ -65,4 +65,8 @@ VkExtensionProperties *lowlat_device_extensions(struct lowlat_instance *inst, Vk
                                                 uint32_t *count);
 bool lowlat_extensions_have(const VkExtensionProperties *props, uint32_t count, const char *name);
 
+/* Fills a chain of VkPhysicalDevice*Features structs (`features`, its head) with what the device
+ * supports, through vkGetPhysicalDeviceFeatures2. */
+void lowlat_device_features(struct lowlat_instance *inst, VkPhysicalDevice physical, void *features);
+
 #endif

@@ -4,14 +4,12 @@
 void lowlat_id_map_init(struct lowlat_id_map *m)
 {
 	*m = (struct lowlat_id_map){0};
-	m->lock_ready = pthread_mutex_init(&m->lock, NULL) == 0;
+	lowlat_lock_init(&m->lock);
 }
 
 void lowlat_id_map_fini(struct lowlat_id_map *m)
 {
-	if (m->lock_ready)
-		pthread_mutex_destroy(&m->lock);
-	m->lock_ready = false;
+	lowlat_lock_fini(&m->lock);
 }
 
 /* The newest app id remembered, 0 when none. */
@@ -26,9 +24,9 @@ uint64_t lowlat_id_map_issue(struct lowlat_id_map *m, uint64_t app_id)
 {
 	uint64_t ours;
 
-	if (!m->lock_ready)
+	if (!m->lock.ready)
 		return 0;
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->lock.mutex);
 	ours = ++m->last;
 	if (app_id && app_id > newest_app_locked(m)) {
 		if (m->count == LOWLAT_ID_MAP_SIZE) {
@@ -40,7 +38,7 @@ uint64_t lowlat_id_map_issue(struct lowlat_id_map *m, uint64_t app_id)
 		        (struct lowlat_id_pair){.app = app_id, .ours = ours};
 		m->count++;
 	}
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->lock.mutex);
 	return ours;
 }
 
@@ -48,11 +46,11 @@ bool lowlat_id_map_translate(struct lowlat_id_map *m, uint64_t app_id, uint64_t 
 {
 	bool found = false;
 
-	if (!m->lock_ready) {
+	if (!m->lock.ready) {
 		*ours = 0;
 		return false;
 	}
-	pthread_mutex_lock(&m->lock);
+	pthread_mutex_lock(&m->lock.mutex);
 	*ours = m->last;
 	if (m->dropped.app && app_id <= m->dropped.app) {
 		/* Older than the ring: the first present at or above it is at most the dropped one. */
@@ -67,6 +65,6 @@ bool lowlat_id_map_translate(struct lowlat_id_map *m, uint64_t app_id, uint64_t 
 			found = true;
 		}
 	}
-	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->lock.mutex);
 	return found;
 }

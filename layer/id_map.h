@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "plumbing.h"
+
 /* App ids remembered per swapchain. The app waits for recent presents (DXVK and vkd3d-proton for
  * frame N - their frame latency, at most 16 back); an id older than the ring maps to the newest
  * one it dropped, whose present was made 64 presents ago and so is long shown. */
@@ -27,8 +29,7 @@ struct lowlat_id_pair {
 };
 
 struct lowlat_id_map {
-	pthread_mutex_t lock;
-	bool lock_ready;
+	struct lowlat_lock lock;
 	uint64_t last;                                  /* lowlat's latest id, 0 before the first */
 	struct lowlat_id_pair ring[LOWLAT_ID_MAP_SIZE]; /* app ids in present order */
 	uint32_t first, count;

@@ -3,12 +3,12 @@
  * known yet, a present mode that takes no targets, the early method). See level.h. */
 #include <inttypes.h>
 
-#include "latency_sleep.h"
 #include "level.h"
 #include "log.h"
 #include "message.h"
 #include "present_call.h"
 #include "swapchain.h"
+#include "wait_point.h"
 
 void lowlat_cpu_plan(struct lowlat_frame *f, int64_t now_ns)
 {
@@ -18,13 +18,13 @@ void lowlat_cpu_plan(struct lowlat_frame *f, int64_t now_ns)
 
 	/* The pacer is shared with the game thread's latency sleep where the device has one
 	 * (latency_sleep.c): its lock around the grid's arithmetic. */
-	lowlat_latency_pacer_lock(sc->device);
+	lowlat_point_pacer_lock(sc->device);
 	/* A grid paced the previous frame: this one is an interval after that release. */
 	if (sc->last_release_display)
 		lowlat_pacer_restart_at(&sc->pacer, sc->last_release_ns);
 	deadline = lowlat_pacer_next_deadline(&sc->pacer, now_ns);
 	sc->last_release_display = false;
-	lowlat_latency_pacer_unlock(sc->device);
+	lowlat_point_pacer_unlock(sc->device);
 	if (sc->pacer.reanchors != reanchors)
 		LOWLAT_DEBUG("frame %" PRIu64 " was %.2f ms behind its deadline: pacing restarts from it",
 		             sc->presents, (double)sc->pacer.behind_ns * 1e-6);
@@ -41,9 +41,9 @@ void lowlat_cpu_woke(struct lowlat_swapchain *sc, int64_t deadline_ns, int64_t b
 	 * not wait and leaves the grid alone. */
 	if (deadline_ns <= begin_ns || end_ns <= deadline_ns)
 		return;
-	lowlat_latency_pacer_lock(sc->device);
+	lowlat_point_pacer_lock(sc->device);
 	bool moved = lowlat_pacer_released(&sc->pacer, deadline_ns, end_ns);
-	lowlat_latency_pacer_unlock(sc->device);
+	lowlat_point_pacer_unlock(sc->device);
 	if (moved)
 		lowlat_swapchain_released(sc, end_ns, false);
 }

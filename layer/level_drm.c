@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "clock.h"
-#include "latency_sleep.h"
 #include "level.h"
 #include "log.h"
 #include "message.h"
@@ -16,6 +15,7 @@
 #include "pace_grid.h"
 #include "present_call.h"
 #include "swapchain.h"
+#include "wait_point.h"
 
 bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_t why_size)
 {

@@ -11,7 +11,6 @@
 #include <inttypes.h>
 
 #include "clock.h"
-#include "latency_sleep.h"
 #include "level.h"
 #include "log.h"
 #include "message.h"
@@ -20,6 +19,7 @@
 #include "present_call.h"
 #include "present_timing.h"
 #include "swapchain.h"
+#include "wait_point.h"
 
 /* How long the latency-frames cap waits for the display to report a frame shown, in refreshes
  * after its target (or after now, when later): a frame on time is reported within one; four let a

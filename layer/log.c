@@ -599,45 +599,50 @@ int64_t lowlat_log_present(struct lowlat_log *log, const struct lowlat_log_recor
 	return slot->frame;
 }
 
+/* The row's column a stage's time goes into. */
 static bool set_stage(struct lowlat_log_record *r, enum lowlat_log_stage stage, int64_t time_ns)
 {
-	switch (stage) {
-	case LOWLAT_LOG_STAGE_QUEUE_DONE: r->queue_done_ns = time_ns; break;
-	case LOWLAT_LOG_STAGE_LATCHED: r->latched_ns = time_ns; break;
-	case LOWLAT_LOG_STAGE_PIXEL_OUT: r->pixel_out_ns = time_ns; break;
-	case LOWLAT_LOG_STAGE_PIXEL_VISIBLE: r->pixel_visible_ns = time_ns; break;
-	case LOWLAT_LOG_STAGE_PRESENT_WAIT: r->present_wait_ns = time_ns; break;
-	case LOWLAT_LOG_STAGE_WAIT_BEGIN: r->wait_begin_ns = time_ns; break;
-	case LOWLAT_LOG_STAGE_WAIT_END: r->wait_end_ns = time_ns; break;
-	default: return false;
-	}
+	static const size_t column[] = {
+	        [LOWLAT_LOG_STAGE_QUEUE_DONE] = offsetof(struct lowlat_log_record, queue_done_ns),
+	        [LOWLAT_LOG_STAGE_LATCHED] = offsetof(struct lowlat_log_record, latched_ns),
+	        [LOWLAT_LOG_STAGE_PIXEL_OUT] = offsetof(struct lowlat_log_record, pixel_out_ns),
+	        [LOWLAT_LOG_STAGE_PIXEL_VISIBLE] = offsetof(struct lowlat_log_record, pixel_visible_ns),
+	        [LOWLAT_LOG_STAGE_PRESENT_WAIT] = offsetof(struct lowlat_log_record, present_wait_ns),
+	        [LOWLAT_LOG_STAGE_WAIT_BEGIN] = offsetof(struct lowlat_log_record, wait_begin_ns),
+	        [LOWLAT_LOG_STAGE_WAIT_END] = offsetof(struct lowlat_log_record, wait_end_ns),
+	};
+
+	if ((size_t)stage >= sizeof(column) / sizeof(column[0]))
+		return false;
+	memcpy((char *)r + column[stage], &time_ns, sizeof(time_ns));
 	return true;
+}
+
+/* A present still held back (not in the ring yet), by its present id or by its frame index. */
+static struct lowlat_log_record *held(struct lowlat_log *log, bool by_frame, int64_t key)
+{
+	for (uint32_t i = 0; log && i < log->held; i++) {
+		struct lowlat_log_record *r = &log->hold[(log->hold_first + i) % LOWLAT_LOG_HOLD_FRAMES];
+		if ((by_frame ? r->frame : r->present_id) == key)
+			return r;
+	}
+	return NULL;
 }
 
 bool lowlat_log_display(struct lowlat_log *log, int64_t present_id, enum lowlat_log_stage stage,
                         int64_t time_ns)
 {
-	if (!log || present_id == LOWLAT_LOG_UNKNOWN)
-		return false;
-	for (uint32_t i = 0; i < log->held; i++) {
-		struct lowlat_log_record *r = &log->hold[(log->hold_first + i) % LOWLAT_LOG_HOLD_FRAMES];
-		if (r->present_id == present_id)
-			return set_stage(r, stage, time_ns);
-	}
-	return false;
+	struct lowlat_log_record *r = present_id == LOWLAT_LOG_UNKNOWN ? NULL : held(log, false, present_id);
+
+	return r && set_stage(r, stage, time_ns);
 }
 
 bool lowlat_log_display_frame(struct lowlat_log *log, int64_t frame, enum lowlat_log_stage stage,
                               int64_t time_ns)
 {
-	if (!log || frame < 0)
-		return false;
-	for (uint32_t i = 0; i < log->held; i++) {
-		struct lowlat_log_record *r = &log->hold[(log->hold_first + i) % LOWLAT_LOG_HOLD_FRAMES];
-		if (r->frame == frame)
-			return set_stage(r, stage, time_ns);
-	}
-	return false;
+	struct lowlat_log_record *r = frame < 0 ? NULL : held(log, true, frame);
+
+	return r && set_stage(r, stage, time_ns);
 }
 
 void lowlat_log_close(struct lowlat_log *log)

@@ -142,26 +142,25 @@ void lowlat_free(const VkAllocationCallbacks *allocator, void *memory)
 		allocator->pfnFree(allocator->pUserData, memory);
 }
 
-/* The loader-owned link structs that carry the next layer's Get*ProcAddr down the chain. */
-VkLayerInstanceCreateInfo *lowlat_find_instance_link(const VkInstanceCreateInfo *info)
+/* The loader-owned link struct of `type` in a create info's chain, which the layer interface
+ * requires a layer to advance. VkLayerInstanceCreateInfo and VkLayerDeviceCreateInfo share their
+ * layout up to `function`, which tells the link from the loader's other structs of that type. */
+static void *find_link(const void *chain, VkStructureType type)
 {
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
+	for (const VkBaseInStructure *s = chain; s; s = s->pNext) {
 		const VkLayerInstanceCreateInfo *link = (const void *)s;
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-		    link->function == VK_LAYER_LINK_INFO)
-			/* The loader's own struct, which the layer interface requires us to advance. */
-			return (VkLayerInstanceCreateInfo *)link;
+		if (s->sType == type && link->function == VK_LAYER_LINK_INFO)
+			return (void *)link;
 	}
 	return NULL;
 }
 
+VkLayerInstanceCreateInfo *lowlat_find_instance_link(const VkInstanceCreateInfo *info)
+{
+	return find_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
+}
+
 VkLayerDeviceCreateInfo *lowlat_find_device_link(const VkDeviceCreateInfo *info)
 {
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		const VkLayerDeviceCreateInfo *link = (const void *)s;
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-		    link->function == VK_LAYER_LINK_INFO)
-			return (VkLayerDeviceCreateInfo *)link;
-	}
-	return NULL;
+	return find_link(info->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
 }

@@ -29,6 +29,25 @@ struct lowlat_map {
 		.lock = PTHREAD_MUTEX_INITIALIZER                                                            \
 	}
 
+/* A mutex whose creation may fail: the object it guards then goes without what needs it (its
+ * functions check `ready`), rather than failing the app's call. */
+struct lowlat_lock {
+	pthread_mutex_t mutex;
+	bool ready;
+};
+
+static inline void lowlat_lock_init(struct lowlat_lock *l)
+{
+	l->ready = pthread_mutex_init(&l->mutex, NULL) == 0;
+}
+
+static inline void lowlat_lock_fini(struct lowlat_lock *l)
+{
+	if (l->ready)
+		pthread_mutex_destroy(&l->mutex);
+	l->ready = false;
+}
+
 bool lowlat_map_insert(struct lowlat_map *map, uint64_t key, void *value);
 void *lowlat_map_find(struct lowlat_map *map, uint64_t key);
 void *lowlat_map_remove(struct lowlat_map *map, uint64_t key);

@@ -20,7 +20,6 @@
 
 #include "config.h"
 #include "hooks.h"
-#include "latency_sleep.h"
 #include "level.h"
 #include "log.h"
 #include "message.h"
@@ -31,6 +30,7 @@
 #include "present_timing.h"
 #include "present_wait.h"
 #include "swapchain.h"
+#include "wait_point.h"
 
 /* Resolves the call; false when lowlat has nothing to do with it (it then goes down untouched). */
 static bool begin(struct lowlat_present_call *c, struct lowlat_device *dev, VkQueue queue,
@@ -76,7 +76,7 @@ static void observe(struct lowlat_present_call *c)
 		/* The app's present wait or latency sleep released this frame on a grid: it started
 		 * then, not when the previous present returned (which waited for nothing). */
 		bool waited = lowlat_pw_frame_start(sc, &wait_start);
-		if (lowlat_latency_frame_start(c->dev, sc, &sleep_start))
+		if (lowlat_point_frame_start(c->dev, sc, &sleep_start))
 			sc->frame_start_ns = sleep_start;
 		else if (waited)
 			sc->frame_start_ns = wait_start;
@@ -117,10 +117,10 @@ static void route(struct lowlat_present_call *c, struct lowlat_frame *f, int64_t
 {
 	struct lowlat_swapchain *sc = f->sc;
 
-	if (lowlat_latency_owns_wait(c->dev, sc)) {
+	if (lowlat_point_owns_wait(c->dev, sc)) {
 		bool grid = !c->early && sc->level->grid && sc->level->grid(f, now_ns);
 		f->cap_elsewhere = grid;
-		lowlat_latency_plan(c->dev, sc, grid ? f->release_ns : 0, grid ? f->after_ns : 0);
+		lowlat_point_plan(c->dev, sc, grid ? f->release_ns : 0, grid ? f->after_ns : 0);
 		return;
 	}
 	plan(f, now_ns);

@@ -40,9 +40,7 @@ void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phys
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_WAIT_FEATURES_KHR};
 	VkPhysicalDevicePresentIdFeaturesKHR id_supported = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR, .pNext = &wait_supported};
-	VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-	                                       .pNext = &id_supported};
-	inst->features2(physical, &features2);
+	lowlat_device_features(inst, physical, &id_supported);
 	if (!id_supported.presentId || !wait_supported.presentWait) {
 		s->reason = "the device does not support the present id and present wait features";
 		return;

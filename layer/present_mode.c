@@ -76,9 +76,7 @@ void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phy
 	VkPhysicalDeviceSwapchainMaintenance1FeaturesKHR maint_f = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SWAPCHAIN_MAINTENANCE_1_FEATURES_KHR,
 	        .pNext = &latest_f};
-	VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-	                                       .pNext = &maint_f};
-	inst->features2(physical, &features2);
+	lowlat_device_features(inst, physical, &maint_f);
 
 	if (!latest) {
 		s->reason = "the device lacks VK_KHR/EXT_present_mode_fifo_latest_ready";

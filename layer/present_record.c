@@ -2,13 +2,13 @@
  * present_record.h. */
 #include "present_record.h"
 
-#include "latency_sleep.h"
 #include "level.h"
 #include "log.h"
 #include "present_call.h"
 #include "present_wait.h"
 #include "swapchain.h"
 #include "swapchain_cap.h"
+#include "wait_point.h"
 
 /* Counted when the wait ended (t_ns): in late mode when the app gets control back, in early mode
  * when the frame goes down. Either way the cadence the method shapes, and the same instants the
@@ -66,7 +66,7 @@ void lowlat_present_record(struct lowlat_present_call *call)
 		if (!sc)
 			continue;
 		count(sc, f->result, call->t.wait_end_ns);
-		bool slept = lowlat_latency_take_wait(call->dev, sc, &sleep_begin, &sleep_end, &sleep_target);
+		bool slept = lowlat_point_take_wait(call->dev, sc, &sleep_begin, &sleep_end, &sleep_target);
 		if (sc->log) {
 			row = log_row(f, &call->t, slept, sleep_begin, sleep_end, sleep_target);
 			/* The release queued for the app's present wait, and the waits made there for

@@ -75,9 +75,7 @@ void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice p
 		return;
 	VkPhysicalDevicePresentTimingFeaturesEXT supported = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT};
-	VkPhysicalDeviceFeatures2 features2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-	                                       .pNext = &supported};
-	inst->features2(physical, &features2);
+	lowlat_device_features(inst, physical, &supported);
 	if (!supported.presentTiming || !supported.presentAtAbsoluteTime) {
 		s->reason = "the device does not support present timing with absolute target times";
 		return;
@@ -437,8 +435,8 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 
 /* How often the latency-frames cap looks for the display's report: a 32nd of a refresh (0.26 ms
  * at 120 Hz, 58 us at 540 Hz), so the release comes at most that late after the first pixel, and
- * the waiting thread wakes at most 32 times a refresh. Never below 50 us: the sleep's own wake-up
- * error (~100 us at p50 here, FACTS.md) makes a shorter poll only burn CPU. */
+ * the waiting thread wakes at most 32 times a refresh. Never below 50 us: a sleep's own wake-up
+ * error (~100 us at p50 on the test VMs) makes a shorter poll only burn CPU. */
 #define SHOWN_POLL_FRACTION 32
 #define SHOWN_POLL_MIN_NS   50000ll /* 50 us */
 

@@ -10,7 +10,6 @@
 #include "chain.h"
 #include "config.h"
 #include "hooks.h"
-#include "latency_sleep.h"
 #include "level.h"
 #include "level_drm.h"
 #include "log.h"
@@ -21,6 +20,7 @@
 #include "present_timing.h"
 #include "present_wait.h"
 #include "swapchain_cap.h"
+#include "wait_point.h"
 
 static const char *present_mode_name(VkPresentModeKHR mode)
 {
@@ -51,7 +51,7 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 
 	if (sc->timing.drains)
 		snprintf(drains, sizeof(drains), ", %" PRIu64 " display queue drains", sc->timing.drains);
-	lowlat_latency_summary(sc->device, sc, wait_point, sizeof(wait_point));
+	lowlat_point_summary(sc->device, sc, wait_point, sizeof(wait_point));
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
 	            " failed; %s; %" PRIu64 " presents with display targets%s%s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
@@ -106,10 +106,10 @@ void lowlat_swapchain_settings(struct lowlat_swapchain *sc)
 	uint32_t mfps = lowlat_cap_mfps(sc);
 	/* The game thread's latency sleep may use the pacer too (latency_sleep.c), and reads the
 	 * stacking setting there: both change under its lock. */
-	lowlat_latency_pacer_lock(sc->device);
+	lowlat_point_pacer_lock(sc->device);
 	lowlat_pacer_set_mfps(&sc->pacer, mfps);
 	sc->latency.stack_limiters = sc->config.stack_limiters;
-	lowlat_latency_pacer_unlock(sc->device);
+	lowlat_point_pacer_unlock(sc->device);
 }
 
 /* A refusal of what lowlat added is retried without it; running out of memory or losing the
@@ -169,7 +169,7 @@ static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_
 		wait_why = "the driver lacks vkWaitForPresentKHR";
 	else if (dev->latency.mode == LOWLAT_LATENCY_NATIVE)
 		wait_why = "the driver's VK_NV_low_latency2 matches the app's present ids";
-	else if (!sc->ids.lock_ready)
+	else if (!sc->ids.lock.ready)
 		wait_why = "out of resources";
 	if (!wait_why) {
 		sc->level = &lowlat_level_present_wait;
@@ -259,7 +259,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 	lowlat_pacer_init(&sc->pacer);
 	lowlat_sleeper_init(&sc->sleeper);
 	lowlat_config_defaults(&sc->config);
-	lowlat_latency_swapchain_init(sc);
+	lowlat_point_swapchain_init(sc);
 	lowlat_pw_init(&sc->present_wait);
 	lowlat_id_map_init(&sc->ids);
 	lowlat_swapchain_settings(sc);
@@ -357,21 +357,14 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
 	return result;
 }
 
-void lowlat_swapchain_released(struct lowlat_swapchain *sc, int64_t release_ns, bool grid)
-{
-	sc->last_release_ns = release_ns;
-	sc->last_release_display = grid;
-	atomic_store_explicit(&sc->device->last_release_ns, release_ns, memory_order_relaxed);
-}
-
 void lowlat_swapchain_grid_plan(struct lowlat_swapchain *sc, struct lowlat_grid_in *in,
                                 struct lowlat_grid_plan *plan)
 {
-	lowlat_latency_pacer_lock(sc->device);
+	lowlat_point_pacer_lock(sc->device);
 	in->cpu_release_ns = sc->last_release_display ? 0 : sc->last_release_ns;
 	lowlat_grid_plan(&sc->pacer, in, plan);
 	sc->last_release_display = true;
-	lowlat_latency_pacer_unlock(sc->device);
+	lowlat_point_pacer_unlock(sc->device);
 }
 
 /* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that

@@ -116,8 +116,14 @@ static inline struct lowlat_swapchain *lowlat_swapchain_of(struct lowlat_device 
  * the thread presenting to it; costs an atomic load when nothing changed. */
 void lowlat_swapchain_settings(struct lowlat_swapchain *sc);
 
-/* The release of the app the swapchain asked for, where the next path or swapchain continues. */
-void lowlat_swapchain_released(struct lowlat_swapchain *sc, int64_t release_ns, bool grid);
+/* The release of the app the swapchain asked for, where the next path or swapchain continues: grid
+ * when a display's or the screen's refresh grid set it, not the CPU pacer. */
+static inline void lowlat_swapchain_released(struct lowlat_swapchain *sc, int64_t release_ns, bool grid)
+{
+	sc->last_release_ns = release_ns;
+	sc->last_release_display = grid;
+	atomic_store_explicit(&sc->device->last_release_ns, release_ns, memory_order_relaxed);
+}
 
 /* The next frame's target on a display's refresh grid (pace_grid.h) from the level's observations
  * in *in, on the swapchain's pacer, under the lock the game thread's latency sleep shares it by;

@@ -16,7 +16,7 @@ static void test_skipped_ids(void)
 	struct lowlat_id_map m;
 
 	lowlat_id_map_init(&m);
-	CHECK(m.lock_ready);
+	CHECK(m.lock.ready);
 	/* Nothing presented: the next present of ours will be 1. */
 	CHECK_EQ_I64(lookup(&m, 1), 0);
 	/* vkd3d-proton's pattern: ids that skip values, and presents without one. */

@@ -133,7 +133,7 @@ static void setup_mode(uint32_t mfps, enum lowlat_latency_mode mode)
 	lowlat_pacer_set_mfps(&sc->pacer, mfps);
 	lowlat_config_defaults(&sc->config);
 	/* Zeroed by calloc: no stacking, as present.c's refresh would copy from the defaults. */
-	lowlat_latency_swapchain_init(sc);
+	lowlat_point_swapchain_init(sc);
 	CHECK(lowlat_map_insert(&dev.swapchains, (uint64_t)sc->handle, sc));
 	sleep_nv = (PFN_vkLatencySleepNV)lowlat_latency_device_hook("vkLatencySleepNV", (int)mode);
 	sleep_mode_nv =
@@ -389,12 +389,12 @@ static void *presenter(void *arg)
 		if (presented == handed)
 			break;
 		pthread_mutex_unlock(&frame_lock);
-		bool owns = lowlat_latency_owns_wait(&dev, sc);
+		bool owns = lowlat_point_owns_wait(&dev, sc);
 		int64_t b, e, t;
-		lowlat_latency_take_wait(&dev, sc, &b, &e, &t);
-		lowlat_latency_pacer_lock(&dev);
+		lowlat_point_take_wait(&dev, sc, &b, &e, &t);
+		lowlat_point_pacer_lock(&dev);
 		int64_t deadline = lowlat_pacer_interval_ns(&sc->pacer); /* the present path's pacer use */
-		lowlat_latency_pacer_unlock(&dev);
+		lowlat_point_pacer_unlock(&dev);
 		(void)deadline;
 		pthread_mutex_lock(&frame_lock);
 		owned += owns;
