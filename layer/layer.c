@@ -103,6 +103,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 
 	inst->handle = *out;
 	lowlat_load_instance_dispatch(&inst->vk, *out, next_gipa);
+	/* The next layer's Get*ProcAddr is the link's, never what it answers for its own name: a layer
+	 * may answer that with the one below it (Arm's WSI layer does, for vkGetDeviceProcAddr), and
+	 * every lookup through it would then skip that layer and hide what it offers. */
+	inst->vk.GetInstanceProcAddr = next_gipa;
 	/* Vulkan 1.1's name on a 1.1 instance, the extension's on a 1.0 one that has it. */
 	if (setup.properties2)
 		inst->features2 =
@@ -237,6 +241,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	}
 	pthread_mutex_init(&dev->swapchains.lock, NULL);
 	lowlat_load_device_dispatch(&dev->vk, *out, next_gdpa);
+	dev->vk.GetDeviceProcAddr = next_gdpa; /* the link's, as for the instance above */
 	lowlat_latency_device_init(dev, latency.mode);
 	lowlat_anti_lag_device_init(dev, has_extension(info, "VK_AMD_anti_lag"));
 	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice) {
