@@ -107,6 +107,12 @@ struct device_dispatch {
 	H(DestroyInstance)                                                                                   \
 	H(CreateDevice)
 
+/* Answered whatever the instance, NULL or one lowlat does not know, as the loader's terminator and
+ * the validation layers answer them: the loader's layer documentation fetched vkCreateDevice with a
+ * NULL instance until 2020 and many layers still do, some fetch vkGetDeviceProcAddr that way, and
+ * each of these works from its own arguments (the link in the create info, the device's entry). */
+#define LOWLAT_ANY_INSTANCE_HOOKS(H) H(GetInstanceProcAddr) H(CreateDevice) H(GetDeviceProcAddr)
+
 /* Every device gets these, so lowlat can forget the device when it is destroyed. */
 #define LOWLAT_DEVICE_CORE_HOOKS(H)                                                                          \
 	H(GetDeviceProcAddr)                                                                                 \

@@ -311,6 +311,7 @@ static const struct hook global_hooks[] = {LOWLAT_GLOBAL_HOOKS(LOWLAT_HOOK_ENTRY
 static const struct hook instance_hooks[] = {LOWLAT_INSTANCE_HOOKS(LOWLAT_HOOK_ENTRY)};
 static const struct hook device_core_hooks[] = {LOWLAT_DEVICE_CORE_HOOKS(LOWLAT_HOOK_ENTRY)};
 static const struct hook device_swapchain_hooks[] = {LOWLAT_DEVICE_SWAPCHAIN_HOOKS(LOWLAT_HOOK_ENTRY)};
+static const struct hook any_instance_hooks[] = {LOWLAT_ANY_INSTANCE_HOOKS(LOWLAT_HOOK_ENTRY)};
 #undef LOWLAT_HOOK_ENTRY
 
 #define LOWLAT_FIND_HOOK(table, name) find_hook(table, sizeof(table) / sizeof(table[0]), name)
@@ -323,12 +324,29 @@ static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, cons
 	return NULL;
 }
 
+/* The instance-level commands lowlat knows (those it hooks or calls): vkGetDeviceProcAddr answers
+ * them NULL itself, as the spec's table says, rather than asking below, where a layer may hand
+ * out its own (MangoHud's does) or warn about the question (the validation layers do). */
+static bool instance_level(const char *name)
+{
+	static const char *const called[] = {
+#define LOWLAT_NAME(name) "vk" #name,
+	        LOWLAT_INSTANCE_FUNCTIONS(LOWLAT_NAME)
+#undef LOWLAT_NAME
+	};
+	for (size_t i = 0; i < sizeof(called) / sizeof(called[0]); i++)
+		if (!strcmp(called[i], name))
+			return true;
+	return LOWLAT_FIND_HOOK(global_hooks, name) || LOWLAT_FIND_HOOK(instance_hooks, name) ||
+	       lowlat_latency_instance_hook(name);
+}
+
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice device, const char *name)
 {
 	struct lowlat_device *dev;
 	PFN_vkVoidFunction next, hook;
 
-	if (!device || !name || !(dev = lowlat_device_of(device)))
+	if (!device || !name || !(dev = lowlat_device_of(device)) || instance_level(name))
 		return NULL;
 	/* Nothing is offered that the chain below lacks, so a hook never calls a NULL pointer; the one
 	 * exception is the extension lowlat itself provides on an emulated device. */
@@ -354,12 +372,11 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance i
 
 	if (!name)
 		return NULL;
-	if ((hook = LOWLAT_FIND_HOOK(global_hooks, name)))
+	if ((hook = LOWLAT_FIND_HOOK(global_hooks, name)) ||
+	    (hook = LOWLAT_FIND_HOOK(any_instance_hooks, name)))
 		return hook;
 	if (!instance || !(inst = lowlat_instance_of(instance)))
 		return NULL;
-	if (!strcmp(name, "vkGetInstanceProcAddr"))
-		return (PFN_vkVoidFunction)lowlat_GetInstanceProcAddr;
 
 	next = inst->vk.GetInstanceProcAddr(instance, name);
 	/* VK_NV_low_latency2's commands exist for every device lowlat provides it on, driver or not;
