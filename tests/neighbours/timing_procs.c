@@ -2,6 +2,7 @@
  * vkGetDeviceProcAddr answers it.
  *
  *   timing_procs [--layer NAME] [--frames N]
+ *   timing_procs --names-only
  *
  * Creates a headless surface and a device enabling VK_EXT_present_timing, VK_KHR_present_id2 and
  * VK_KHR_present_wait2 (and VK_KHR_calibrated_timestamps where listed), taken from the extensions
@@ -15,7 +16,8 @@
  *   are read through the pointers received, around N FIFO presents, each waited for with
  *   vkWaitForPresent2KHR: pointers that merely exist are not enough.
  * Exit 0 when all of that held, 1 otherwise (each failure on stderr), 77 when nothing offers
- * present timing (the environment lacks it: decided before anything is judged).
+ * present timing (the environment lacks it: decided before anything is judged). --names-only makes
+ * a plain device (no surface, no extension) and checks only the instance-level names.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +313,48 @@ static void present_and_read(VkDevice device, uint32_t family, VkSwapchainKHR sw
 	vkDestroyCommandPool(device, pool, NULL);
 }
 
+/* A device with nothing enabled, and what vkGetDeviceProcAddr answers for instance-level names. */
+static int names_only(void)
+{
+	const VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+	                               .pApplicationName = "timing_procs",
+	                               .apiVersion = VK_API_VERSION_1_1};
+	const VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+	                                  .pApplicationInfo = &app};
+	VkInstance instance;
+	VkPhysicalDevice physical;
+	uint32_t count = 1;
+	VkResult r;
+
+	if ((r = vkCreateInstance(&ici, NULL, &instance)) != VK_SUCCESS) {
+		fprintf(stderr, "timing_procs: vkCreateInstance: %s\n", rname(r));
+		return 1;
+	}
+	r = vkEnumeratePhysicalDevices(instance, &count, &physical);
+	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || !count) {
+		fprintf(stderr, "timing_procs: no physical device: %s\n", rname(r));
+		return 1;
+	}
+	const float priority = 1.0f;
+	const VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+	                                       .queueCount = 1,
+	                                       .pQueuePriorities = &priority};
+	const VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	                                .queueCreateInfoCount = 1,
+	                                .pQueueCreateInfos = &queue};
+	VkDevice device;
+	if ((r = vkCreateDevice(physical, &dci, NULL, &device)) != VK_SUCCESS) {
+		fprintf(stderr, "timing_procs: vkCreateDevice: %s\n", rname(r));
+		return 1;
+	}
+	instance_names_are_null(device);
+	vkDestroyDevice(device, NULL);
+	vkDestroyInstance(instance, NULL);
+	if (!failures)
+		printf("timing_procs: vkGetDeviceProcAddr answered NULL for every instance-level name\n");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *layer = NULL;
@@ -326,8 +370,10 @@ int main(int argc, char **argv)
 			layer = argv[++i];
 		else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
 			frames = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--names-only"))
+			return names_only();
 		else {
-			fprintf(stderr, "usage: timing_procs [--layer NAME] [--frames N]\n");
+			fprintf(stderr, "usage: timing_procs [--layer NAME] [--frames N] | --names-only\n");
 			return 2;
 		}
 	}
