@@ -80,9 +80,10 @@ struct lowlat_config {
 	bool log;
 	char log_dir[LOWLAT_CONFIG_PATH_MAX]; /* "" = default */
 	bool enabled;
-	/* When the app limits its own frame rate (its own present-timing targets, minimumIntervalUs in
-	 * VK_NV_low_latency2, dxgi/d3d9.maxFrameRate in DXVK_CONFIG, VKD3D_FRAME_RATE), lowlat adds no cap
-	 * of its own unless this is true: two limiters on one frame fight over its start. */
+	/* When the app or MangoHud limits the frame rate (the app's own present-timing targets,
+	 * minimumIntervalUs in VK_NV_low_latency2, dxgi/d3d9.maxFrameRate in DXVK_CONFIG,
+	 * VKD3D_FRAME_RATE, MangoHud's fps_limit), lowlat adds no cap of its own unless this is true: two
+	 * limiters on one frame fight over its start. */
 	bool stack_limiters;
 };
 

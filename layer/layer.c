@@ -29,26 +29,6 @@ static void copy_name(char *dst, size_t size, const char *src)
 	snprintf(dst, size, "%s", src ? src : "");
 }
 
-/* What DXVK or vkd3d-proton will do by themselves (engine.h): its own frame limiter, which lowlat
- * then does not stack on, and a default frame latency its wait cannot get through (said once, with
- * the fix). */
-static void engine_check(struct lowlat_instance *inst)
-{
-	static atomic_flag hinted = ATOMIC_FLAG_INIT;
-	const struct lowlat_engine_env env = {
-	        .dxvk_config = getenv("DXVK_CONFIG"),
-	        .vkd3d_frame_rate = getenv("VKD3D_FRAME_RATE"),
-	        .vkd3d_latency = getenv("VKD3D_SWAPCHAIN_LATENCY_FRAMES"),
-	};
-	char hint[384];
-
-	inst->engine_limits = lowlat_engine_limiter(inst->engine_name, &env, inst->engine_limit,
-	                                            sizeof(inst->engine_limit));
-	if (lowlat_engine_latency_hint(inst->engine_name, &env, hint, sizeof(hint)) &&
-	    !atomic_flag_test_and_set(&hinted))
-		lowlat_msg_held("%s", hint);
-}
-
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo *info,
                                                      const VkAllocationCallbacks *allocator, VkInstance *out)
 {
@@ -128,7 +108,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 		goto fail_destroy;
 	}
 	LOWLAT_INFO("active in \"%s\" (engine \"%s\")", inst->app_name, inst->engine_name);
-	engine_check(inst);
+	/* What DXVK, vkd3d-proton or MangoHud will do by themselves (engine.h). */
+	lowlat_engine_check(inst);
 	/* The first instance's application info names the game for DXVK/vkd3d, and its pNext may
 	 * carry VK_EXT_layer_settings; later instances find the config loaded. */
 	lowlat_config_global_init(info);

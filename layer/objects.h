@@ -35,9 +35,10 @@ struct lowlat_instance {
 	 * app's or added by lowlat. */
 	bool surface_caps2;
 	PFN_vkGetPhysicalDeviceFeatures2 features2;
-	/* DXVK or vkd3d-proton limits its own frame rate (engine.h): why, for the one line saying so. */
+	/* DXVK, vkd3d-proton or MangoHud limits the frame rate (engine.h): why, for the one line
+	 * saying so (room for MangoHud's config file path). */
 	bool engine_limits;
-	char engine_limit[96];
+	char engine_limit[512];
 	/* VK_KHR_ or VK_EXT_surface_maintenance1 as enabled (the app's or lowlat's), NULL when neither:
 	 * present-mode compatibility queries, and the form a device's swapchain_maintenance1 must match. */
 	const char *surface_maint1;

@@ -226,13 +226,17 @@ uint32_t lowlat_cap_mfps(struct lowlat_swapchain *sc)
 	}
 	mfps = lowlat_fps_to_mfps(fps);
 	const struct lowlat_instance *inst = sc->device->instance;
-	/* The engine limits its own frame rate: a second cap would fight it for every frame's start. */
+	/* The engine or MangoHud limits the frame rate: a second cap would fight it for every frame's
+	 * start, so one rules unless the player stacks them; either way lowlat says which. */
 	if (mfps && inst->engine_limits && !cfg->stack_limiters) {
-		LOWLAT_WARN_ONCE("%s limits its own frame rate (%s); lowlat adds no cap of its own "
-		                 "(stack_limiters: false)",
-		                 inst->engine_name, inst->engine_limit);
+		LOWLAT_WARN_ONCE("%s; lowlat adds no cap of its own (stack_limiters: false)",
+		                 inst->engine_limit);
 		mfps = 0;
 	} else {
+		if (mfps && inst->engine_limits && !c->provisional)
+			LOWLAT_WARN_ONCE("%s; lowlat's cap of %g fps applies as well (stack_limiters: true): "
+			                 "the lower one rules",
+			                 inst->engine_limit, fps);
 		tell(sc, mfps, cfg->enabled && cfg->fps_base != LOWLAT_FPS_ABSOLUTE && !fps);
 	}
 	if (c->created)

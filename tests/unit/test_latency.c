@@ -1,9 +1,7 @@
 /* test_latency.c — the pure parts of VK_NV_low_latency2 in lowlat: owed semaphore signals
  * (latency_book.c: claim once, signal upwards, drop the implied ones), which limiter decides a
- * release (never two unless stacking), minimumIntervalUs as a cap; and what DXVK/vkd3d do by
- * themselves (engine.c: their own limiters, DXVK_CONFIG's last assignment, the latency hint). */
+ * release (never two unless stacking), minimumIntervalUs as a cap. */
 #include "check.h"
-#include "engine.h"
 #include "latency_book.h"
 
 static struct lowlat_owed owed(uint64_t sem, uint64_t value, int64_t release_ns)
@@ -125,49 +123,9 @@ static void test_release(void)
 	CHECK(lowlat_interval_us_to_mfps(10) == 10000000);  /* held at 10000 fps */
 }
 
-static void test_engine(void)
-{
-	struct lowlat_engine_env env = {0};
-	char s[400];
-
-	CHECK(lowlat_dxvk_config_get("a = 1; dxgi.maxFrameRate = 60 ;b=2", "dxgi.maxFrameRate", s,
-	                             sizeof(s)));
-	CHECK_STR(s, "60");
-	CHECK(lowlat_dxvk_config_get("x = 1; x = 2", "x", s, sizeof(s)));
-	CHECK_STR(s, "2"); /* the last one, as DXVK applies them */
-	CHECK(!lowlat_dxvk_config_get("xx = 1", "x", s, sizeof(s)));
-	CHECK(!lowlat_dxvk_config_get(NULL, "x", s, sizeof(s)));
-
-	CHECK(!lowlat_engine_limiter("DXVK", &env, s, sizeof(s)));
-	env.dxvk_config = "dxgi.maxFrameRate = 0";
-	CHECK(!lowlat_engine_limiter("DXVK", &env, s, sizeof(s)));
-	env.dxvk_config = "dxvk.latencySleep = True; d3d9.maxFrameRate = 72";
-	CHECK(lowlat_engine_limiter("DXVK", &env, s, sizeof(s)));
-	CHECK_STR(s, "d3d9.maxFrameRate = 72 in DXVK_CONFIG");
-	/* Another engine's settings do not count. */
-	CHECK(!lowlat_engine_limiter("vkd3d", &env, s, sizeof(s)));
-	CHECK(!lowlat_engine_limiter("Unity", &env, s, sizeof(s)));
-	env.vkd3d_frame_rate = "50";
-	CHECK(lowlat_engine_limiter("vkd3d", &env, s, sizeof(s)));
-	CHECK_STR(s, "VKD3D_FRAME_RATE=50");
-
-	/* The hint: said for default settings, not once the wrapper's are there. */
-	env = (struct lowlat_engine_env){0};
-	CHECK(lowlat_engine_latency_hint("DXVK", &env, s, sizeof(s)));
-	CHECK(strstr(s, "lowlat %command%") && strstr(s, "dxvk.latencySleep = True"));
-	env.dxvk_config = "dxvk.latencySleep = True; dxgi.maxFrameLatency = 1";
-	CHECK(!lowlat_engine_latency_hint("DXVK", &env, s, sizeof(s)));
-	CHECK(lowlat_engine_latency_hint("vkd3d", &env, s, sizeof(s)));
-	CHECK(strstr(s, "VKD3D_SWAPCHAIN_LATENCY_FRAMES=1"));
-	env.vkd3d_latency = "1";
-	CHECK(!lowlat_engine_latency_hint("vkd3d", &env, s, sizeof(s)));
-	CHECK(!lowlat_engine_latency_hint("", &env, s, sizeof(s)));
-}
-
 int main(void)
 {
 	RUN(test_book);
 	RUN(test_release);
-	RUN(test_engine);
 	return check_result();
 }
