@@ -29,6 +29,24 @@ static void copy_name(char *dst, size_t size, const char *src)
 	snprintf(dst, size, "%s", src ? src : "");
 }
 
+/* Destroys the instance below (when it was made) and frees our record. */
+static void instance_destroy(struct lowlat_instance *inst, VkInstance instance,
+                             const VkAllocationCallbacks *allocator)
+{
+	if (inst->vk.DestroyInstance)
+		inst->vk.DestroyInstance(instance, allocator);
+	lowlat_free(allocator, inst);
+}
+
+VKAPI_ATTR void VKAPI_CALL lowlat_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator)
+{
+	struct lowlat_instance *inst =
+	        instance ? lowlat_map_remove(&lowlat_instances, lowlat_dispatch_key(instance)) : NULL;
+
+	if (inst)
+		instance_destroy(inst, instance, allocator);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo *info,
                                                      const VkAllocationCallbacks *allocator, VkInstance *out)
 {
@@ -76,12 +94,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 	}
 	link->u.pLayerInfo = ours;
 	lowlat_instance_setup_fini(&setup);
-	if (result != VK_SUCCESS)
-		goto fail_free;
+	if (result != VK_SUCCESS) {
+		lowlat_free(allocator, inst);
+		return result;
+	}
+	inst->handle = *out;
 	inst->surface_caps2 = setup.surface_caps2;
 	inst->surface_maint1 = setup.surface_maint1;
-
-	inst->handle = *out;
 	lowlat_load_instance_dispatch(&inst->vk, *out, next_gipa);
 	/* The next layer's Get*ProcAddr is the link's, never what it answers for its own name: a layer
 	 * may answer that with the one below it (Arm's WSI layer does, for vkGetDeviceProcAddr), and
@@ -116,25 +135,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 	return VK_SUCCESS;
 
 fail_destroy:
-	if (inst->vk.DestroyInstance)
-		inst->vk.DestroyInstance(*out, allocator);
+	instance_destroy(inst, *out, allocator);
 	*out = VK_NULL_HANDLE;
-fail_free:
-	lowlat_free(allocator, inst);
 	return result;
-}
-
-VKAPI_ATTR void VKAPI_CALL lowlat_DestroyInstance(VkInstance instance, const VkAllocationCallbacks *allocator)
-{
-	struct lowlat_instance *inst;
-
-	if (!instance)
-		return;
-	inst = lowlat_map_remove(&lowlat_instances, lowlat_dispatch_key(instance));
-	if (!inst)
-		return;
-	inst->vk.DestroyInstance(instance, allocator);
-	lowlat_free(allocator, inst);
 }
 
 static bool has_extension(const VkDeviceCreateInfo *info, const char *name)
@@ -143,6 +146,27 @@ static bool has_extension(const VkDeviceCreateInfo *info, const char *name)
 		if (!strcmp(info->ppEnabledExtensionNames[i], name))
 			return true;
 	return false;
+}
+
+/* Frees what lowlat keeps for the device (the records of swapchains the app leaked first), then
+ * destroys the device below and frees our record. */
+static void device_destroy(struct lowlat_device *dev, VkDevice device, const VkAllocationCallbacks *allocator)
+{
+	lowlat_swapchain_device_teardown(dev);
+	lowlat_latency_device_fini(dev);
+	if (dev->vk.DestroyDevice)
+		dev->vk.DestroyDevice(device, allocator);
+	lowlat_map_fini(&dev->swapchains);
+	lowlat_free(dev->has_allocator ? &dev->allocator : NULL, dev);
+}
+
+VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator)
+{
+	struct lowlat_device *dev =
+	        device ? lowlat_map_remove(&lowlat_devices, lowlat_dispatch_key(device)) : NULL;
+
+	if (dev)
+		device_destroy(dev, device, allocator);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
@@ -201,8 +225,10 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	link->u.pLayerInfo = ours;
 	lowlat_device_info_fini(&copy);
 	lowlat_latency_device_setup_fini(&latency);
-	if (result != VK_SUCCESS)
-		goto fail_free;
+	if (result != VK_SUCCESS) {
+		lowlat_free(allocator, dev);
+		return result;
+	}
 	dev->timing = setup.enable;
 	dev->app_timing = setup.app_timing;
 	dev->timing_reason = setup.reason;
@@ -254,30 +280,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	return VK_SUCCESS;
 
 fail_destroy:
-	lowlat_latency_device_fini(dev);
-	if (dev->vk.DestroyDevice)
-		dev->vk.DestroyDevice(*out, allocator);
+	device_destroy(dev, *out, allocator);
 	*out = VK_NULL_HANDLE;
-	pthread_mutex_destroy(&dev->swapchains.lock);
-fail_free:
-	lowlat_free(allocator, dev);
 	return result;
-}
-
-VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator)
-{
-	struct lowlat_device *dev;
-
-	if (!device)
-		return;
-	dev = lowlat_map_remove(&lowlat_devices, lowlat_dispatch_key(device));
-	if (!dev)
-		return;
-	lowlat_swapchain_device_teardown(dev);
-	lowlat_latency_device_fini(dev);
-	dev->vk.DestroyDevice(device, allocator);
-	lowlat_map_fini(&dev->swapchains);
-	lowlat_free(dev->has_allocator ? &dev->allocator : NULL, dev);
 }
 
 /* Name -> hook tables. The conditional makes the compiler check each hook against its PFN_vk* type
