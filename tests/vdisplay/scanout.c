@@ -201,7 +201,7 @@ static bool latchable(const struct vd_engine *e, const struct vd_request *r, int
 	if (!is_ready_at(r, v))
 		return false;
 	target = target_of(e, r);
-	if (!target || v >= target)
+	if (!target || v >= target - r->early_ns)
 		return true;
 	/* NEAREST_REFRESH_CYCLE: the target falls in the first half of the cycle this vblank starts. */
 	return r->nearest && 2 * (target - v) < vd_engine_period_ns(e);

@@ -37,7 +37,9 @@
  * with the NEAREST flag it may be shown at the vblank that starts the refresh cycle whose first half
  * contains the target (vblank >= target - period/2). A relative target is a minimum duration counted
  * from the previous request's first pixel (visible) time, resolved when that request is shown.
- * IMMEDIATE and late FIFO_RELAXED requests are shown at max(ready, target).
+ * IMMEDIATE and late FIFO_RELAXED requests are shown at max(ready, target). A request with early_ns
+ * may latch at a vblank that early before its target (Mesa's XWayland path sleeps until the target
+ * less a margin, then presents at the next refresh).
  */
 #ifndef VD_SCANOUT_H
 #define VD_SCANOUT_H
@@ -72,6 +74,7 @@ struct vd_request {
 	enum vd_target_kind target_kind;
 	int64_t target_ns; /* absolute time, or duration for VD_TARGET_RELATIVE */
 	bool nearest;      /* PRESENT_AT_NEAREST_REFRESH_CYCLE */
+	int64_t early_ns;  /* may latch this long before its target (a driver that sleeps eagerly) */
 	/* Filled by the engine. */
 	int64_t target_abs_ns; /* resolved absolute target, 0 when none */
 	int64_t dequeued_ns;   /* REQUEST_DEQUEUED */

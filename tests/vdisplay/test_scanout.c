@@ -424,6 +424,27 @@ static void test_target_relative(void)
 	CHECK_EQ(of(&log, VD_EV_SHOWN, b)->request.target_abs_ns, V(101) + 3 * period);
 }
 
+/* A target with early_ns (Mesa's XWayland sleeps until min(period / 4, 3 ms) before it, then
+ * presents): latches at a vblank up to that long before the target, not earlier. */
+static void test_target_early(void)
+{
+	struct vd_engine e;
+	struct log log;
+	const int64_t early = 3000000; /* 3 ms, under a quarter of a 60 Hz refresh */
+
+	start(&e, &log, HZ60);
+	uint64_t a =
+	        queue_target(&e, VD_MODE_FIFO, 0, V(100) + 10, VD_TARGET_ABSOLUTE, V(104) + early, false);
+	uint64_t b =
+	        queue_target(&e, VD_MODE_FIFO, 1, V(100) + 20, VD_TARGET_ABSOLUTE, V(106) + early + 1, false);
+	e.queue[0].early_ns = e.queue[1].early_ns = early;
+	vd_engine_set_ready(&e, a, V(100) + 100);
+	vd_engine_set_ready(&e, b, V(100) + 200);
+	vd_engine_advance(&e, V(110));
+	CHECK_EQ(of(&log, VD_EV_SHOWN, a)->refresh, 104); /* 3 ms early: on the vblank before */
+	CHECK_EQ(of(&log, VD_EV_SHOWN, b)->refresh, 107); /* 1 ns more: the next one */
+}
+
 /* A fractional rate: 59.94 Hz (not NTSC's 60000/1001) latches on its own grid, 16.68335 ms apart. */
 static void test_fractional_rate(void)
 {
@@ -595,6 +616,7 @@ int main(void)
 	test_fifo_latest_ready_target();
 	test_target_absolute();
 	test_target_nearest();
+	test_target_early();
 	test_target_relative();
 	test_fractional_rate();
 	test_fifo_rate_when_queue_full();
