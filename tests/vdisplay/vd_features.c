@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "vd_chain.h"
-#include "vd_layer.h"
+#include "vd_swapchain.h"
 
 const VkExtensionProperties vd_own_extensions[] = {
         {VK_KHR_PRESENT_ID_EXTENSION_NAME, VK_KHR_PRESENT_ID_SPEC_VERSION},
@@ -43,6 +43,12 @@ bool vd_own_extension_withheld(const char *name)
 {
 	const char *list = getenv("LOWLAT_VDISPLAY_WITHHOLD");
 	size_t len = strlen(name);
+
+	/* A profile without FIFO_LATEST_READY offers neither the mode nor its extensions. */
+	if (!vd_profile()->fifo_latest_ready &&
+	    (!strcmp(name, VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME) ||
+	     !strcmp(name, VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME)))
+		return true;
 
 	for (const char *p = list; p && *p;) {
 		const char *comma = strchr(p, ',');
@@ -121,9 +127,11 @@ VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physic
 			break;
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_MODE_FIFO_LATEST_READY_FEATURES_KHR:
 			((VkPhysicalDevicePresentModeFifoLatestReadyFeaturesKHR *)s)
-			        ->presentModeFifoLatestReady = VK_TRUE;
+			        ->presentModeFifoLatestReady = vd_profile()->fifo_latest_ready;
 			break;
 		case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT: {
+			/* Device-wide, every kind; whether a surface takes a kind is its capability's
+			 * (VkPresentTimingSurfaceCapabilitiesEXT, per profile). */
 			VkPhysicalDevicePresentTimingFeaturesEXT *f = (void *)s;
 			f->presentTiming = f->presentAtAbsoluteTime = f->presentAtRelativeTime = VK_TRUE;
 			break;
@@ -138,7 +146,8 @@ VKAPI_ATTR void VKAPI_CALL vd_GetPhysicalDeviceFeatures2(VkPhysicalDevice physic
 	}
 }
 
-/* Every mode the display models. Under Xvfb the driver's answer would be the X server's. */
+/* Every mode the display models, in the order listed; a profile lists those its platform has.
+ * Under Xvfb the driver's answer would be the X server's. */
 static const VkPresentModeKHR display_modes[] = {
         VK_PRESENT_MODE_IMMEDIATE_KHR,    VK_PRESENT_MODE_MAILBOX_KHR,           VK_PRESENT_MODE_FIFO_KHR,
         VK_PRESENT_MODE_FIFO_RELAXED_KHR, VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
@@ -147,16 +156,20 @@ static const VkPresentModeKHR display_modes[] = {
 
 static VkResult write_modes(uint32_t *count, VkPresentModeKHR *modes)
 {
-	uint32_t n;
+	VkPresentModeKHR offered[DISPLAY_MODE_COUNT];
+	uint32_t n = 0, written;
 
+	for (uint32_t i = 0; i < DISPLAY_MODE_COUNT; i++)
+		if (vd_profile()->modes & VD_MODE_BIT(vd_mode_of(display_modes[i])))
+			offered[n++] = display_modes[i];
 	if (!modes) {
-		*count = DISPLAY_MODE_COUNT;
+		*count = n;
 		return VK_SUCCESS;
 	}
-	n = *count < DISPLAY_MODE_COUNT ? *count : DISPLAY_MODE_COUNT;
-	memcpy(modes, display_modes, n * sizeof(*modes));
-	*count = n;
-	return n < DISPLAY_MODE_COUNT ? VK_INCOMPLETE : VK_SUCCESS;
+	written = *count < n ? *count : n;
+	memcpy(modes, offered, written * sizeof(*modes));
+	*count = written;
+	return written < n ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfacePresentModesKHR(VkPhysicalDevice physical,
@@ -240,14 +253,12 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 			((VkSurfaceCapabilitiesPresentWait2KHR *)s)->presentWait2Supported = VK_TRUE;
 			break;
 		case VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT: {
+			const struct vd_profile *p = vd_profile();
 			VkPresentTimingSurfaceCapabilitiesEXT *c = (void *)s;
 			c->presentTimingSupported = VK_TRUE;
-			c->presentAtAbsoluteTimeSupported = VK_TRUE;
-			c->presentAtRelativeTimeSupported = VK_TRUE;
-			c->presentStageQueries = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-			                         VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
-			                         VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |
-			                         VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT;
+			c->presentAtAbsoluteTimeSupported = p->absolute;
+			c->presentAtRelativeTimeSupported = p->relative;
+			c->presentStageQueries = p->stages;
 			break;
 		}
 		default: break;
@@ -258,13 +269,36 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 
 /* ---- VK_KHR_calibrated_timestamps, forwarded to the driver's VK_EXT_calibrated_timestamps ---- */
 
+/* The driver's domains, and the profile's swapchain domains after them: an app may calibrate only
+ * a domain listed here (VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354). */
 VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceCalibrateableTimeDomainsKHR(VkPhysicalDevice physical,
                                                                                uint32_t *count,
                                                                                VkTimeDomainKHR *domains)
 {
 	struct vd_instance *inst = vd_instance_of(physical);
+	const struct vd_profile *p = vd_profile();
+	VkTimeDomainKHR ours[2];
+	uint32_t n_ours = 0, n_driver = 0, capacity = *count;
+	VkResult r;
 
-	return inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, count, domains);
+	if (p->domains != VD_DOMAINS_MONOTONIC)
+		ours[n_ours++] = VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT;
+	if (p->domains == VD_DOMAINS_STAGE_AND_SWAPCHAIN)
+		ours[n_ours++] = VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT;
+	r = inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, &n_driver, NULL);
+	if (r != VK_SUCCESS)
+		return r;
+	if (!domains) {
+		*count = n_driver + n_ours;
+		return VK_SUCCESS;
+	}
+	*count = capacity;
+	r = inst->vk.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, count, domains);
+	if (r != VK_SUCCESS)
+		return r;
+	for (uint32_t i = 0; i < n_ours && *count < capacity; i++)
+		domains[(*count)++] = ours[i];
+	return *count < n_driver + n_ours ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
 static bool is_swapchain_timestamp_info(const VkBaseInStructure *s, void *user)
@@ -273,34 +307,84 @@ static bool is_swapchain_timestamp_info(const VkBaseInStructure *s, void *user)
 	return s->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT;
 }
 
+/* A swapchain domain's reading: which swapchain and stage clock it names, read below as
+ * CLOCK_MONOTONIC and converted after. stage < 0: not one of ours (reads 0, as the spec allows for a
+ * domain id the swapchain does not support). */
+struct swapchain_reading {
+	const struct vd_swapchain *sc;
+	int stage;
+};
+
+static struct swapchain_reading swapchain_reading(struct vd_device *dev,
+                                                  const VkCalibratedTimestampInfoKHR *info)
+{
+	const VkSwapchainCalibratedTimestampInfoEXT *sci =
+	        vd_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT);
+	struct swapchain_reading r = {.stage = -1};
+	const struct vd_profile *p;
+
+	if (!sci || !(r.sc = vd_swapchain_of(dev, sci->swapchain)))
+		return r;
+	p = r.sc->profile;
+	if (p->domains == VD_DOMAINS_MONOTONIC) {
+		r.stage = VD_STAGE_PIXEL_OUT; /* offers no such domain; read as CLOCK_MONOTONIC */
+	} else if (info->timeDomain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT) {
+		if (sci->timeDomainId == p->stage_domain_id && sci->presentStage &&
+		    !(sci->presentStage & (sci->presentStage - 1)))
+			r.stage = __builtin_ctz(sci->presentStage);
+	} else if (p->domains == VD_DOMAINS_STAGE_AND_SWAPCHAIN &&
+	           sci->timeDomainId == p->swapchain_domain_id) {
+		r.stage = VD_STAGE_PIXEL_OUT; /* one clock for every stage */
+	}
+	if (r.stage >= VD_STAGES)
+		r.stage = -1;
+	return r;
+}
+
 /* Serves the KHR and EXT names. VkSwapchainCalibratedTimestampInfoEXT names one of our swapchains
- * and is removed; the display offers no swapchain-local or stage-local time domain (its one domain
- * is CLOCK_MONOTONIC), so such a domain, which an app may not ask for, is read as CLOCK_MONOTONIC. */
+ * and is removed: a swapchain-local or stage-local domain is read as CLOCK_MONOTONIC by the driver,
+ * in the same call as the app's other domains, and converted to the swapchain's stage clock, so
+ * the readings of one call stay simultaneous. */
 VKAPI_ATTR VkResult VKAPI_CALL vd_GetCalibratedTimestampsKHR(VkDevice device, uint32_t count,
                                                              const VkCalibratedTimestampInfoKHR *infos,
                                                              uint64_t *timestamps, uint64_t *max_deviation)
 {
 	struct vd_device *dev = vd_device_of(device);
 	VkCalibratedTimestampInfoKHR *copy = calloc(count ? count : 1, sizeof(*copy));
+	struct swapchain_reading *readings = calloc(count ? count : 1, sizeof(*readings));
 	void **storage = calloc(count ? count : 1, sizeof(*storage));
 	VkResult r = VK_ERROR_OUT_OF_HOST_MEMORY;
 
-	if (!copy || !storage)
+	if (!copy || !storage || !readings)
 		goto out;
 	for (uint32_t i = 0; i < count; i++) {
 		copy[i] = infos[i];
+		readings[i].stage = -1;
 		if (copy[i].timeDomain == VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT ||
-		    copy[i].timeDomain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT)
+		    copy[i].timeDomain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT) {
+			readings[i] = swapchain_reading(dev, &infos[i]);
 			copy[i].timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+		}
 		if (vd_chain_strip(infos[i].pNext, is_swapchain_timestamp_info, NULL, &copy[i].pNext,
 		                   &storage[i]) != VK_SUCCESS)
 			goto out;
 	}
 	r = dev->vk.GetCalibratedTimestampsEXT(device, count, copy, timestamps, max_deviation);
+	for (uint32_t i = 0; r == VK_SUCCESS && i < count; i++) {
+		if (infos[i].timeDomain != VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT &&
+		    infos[i].timeDomain != VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT)
+			continue;
+		timestamps[i] =
+		        readings[i].stage < 0
+		                ? 0
+		                : (uint64_t)vd_swapchain_to_stage(readings[i].sc, (uint32_t)readings[i].stage,
+		                                                  (int64_t)timestamps[i]);
+	}
 out:
 	for (uint32_t i = 0; storage && i < count; i++)
 		free(storage[i]);
 	free(storage);
+	free(readings);
 	free(copy);
 	return r;
 }

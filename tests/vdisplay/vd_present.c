@@ -126,7 +126,7 @@ static VkResult acquire(struct vd_device *dev, VkSwapchainKHR swapchain, uint64_
 		deadline = vd_now_ns() + (int64_t)timeout;
 	pthread_mutex_lock(&sc->lock);
 	for (;;) {
-		if (sc->retired) {
+		if (sc->retired || sc->broken) {
 			r = VK_ERROR_OUT_OF_DATE_KHR;
 			break;
 		}
@@ -237,6 +237,26 @@ static uint32_t queue_family(struct vd_device *dev, VkQueue queue)
 	return v ? (uint32_t)(v - 1) : dev->default_family;
 }
 
+/* The time domain a present's timeDomainId names, which its results are reported in. */
+static VkTimeDomainKHR present_domain(const struct vd_swapchain *sc, uint64_t id)
+{
+	const struct vd_profile *p = sc->profile;
+
+	if (p->domains == VD_DOMAINS_MONOTONIC)
+		return VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+	if (p->domains == VD_DOMAINS_STAGE_AND_SWAPCHAIN && id == p->swapchain_domain_id)
+		return VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT;
+	return VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT;
+}
+
+/* Takes a results slot for a present that asked for stage times (under the swapchain lock). */
+static void add_timing_slot(struct vd_swapchain *sc, uint64_t seq, uint64_t present_id,
+                            const VkPresentTimingInfoEXT *timing)
+{
+	vd_timing_add(&sc->timing, seq, present_id, timing->targetTime, timing->presentStageQueries,
+	              present_domain(sc, timing->timeDomainId), timing->timeDomainId);
+}
+
 /* Queues one swapchain's part of a present. `waits` carries the app's semaphores for the first
  * swapchain presented; later ones are submitted behind it on the same queue. */
 static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t index, int64_t queued_ns,
@@ -273,8 +293,7 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	img->submitted = false;
 	sc->last_seq = img->seq;
 	if (timing && timing->presentStageQueries)
-		vd_timing_add(&sc->timing, img->seq, req.present_id, timing->targetTime,
-		              timing->presentStageQueries);
+		add_timing_slot(sc, img->seq, req.present_id, timing);
 	pthread_mutex_unlock(&sc->lock);
 
 	VkSubmitInfo si = *waits;
@@ -319,6 +338,51 @@ static const VkPresentTimingInfoEXT *timing_for(const struct present_extras *x, 
 	               : NULL;
 }
 
+/* Says once that the app asked for a target kind the profile does not offer (invalid usage:
+ * VUID-VkPresentTimingInfoEXT-targetTime-12236 and -12237); the target is ignored. */
+static void unoffered_target(const struct vd_swapchain *sc, bool relative)
+{
+	static bool told;
+
+	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+		vd_msg("profile %s offers no %s targets: the target of a present is ignored",
+		       sc->profile->name, relative ? "relative" : "absolute");
+}
+
+/* The request's target on CLOCK_MONOTONIC, from the app's in its stage's clock, as the profile
+ * takes it. */
+static void target_for(const struct vd_swapchain *sc, const VkPresentTimingInfoEXT *t, struct vd_request *req)
+{
+	const struct vd_profile *p = sc->profile;
+	bool relative = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT;
+	bool nearest = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
+	int64_t period = (int64_t)vd_swapchain_period_ns(sc);
+	int64_t target = t->targetTime > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t->targetTime;
+
+	if (relative ? !p->relative : !p->absolute) {
+		unoffered_target(sc, relative);
+		return;
+	}
+	/* Mesa's XWayland path leaves a relative target of up to a refresh (1.5 with NEAREST) to FIFO
+	 * (x11_present_compute_target_msc without a reliable MSC). */
+	if (relative && p->relative_floor && target <= (nearest ? 3 * period / 2 : period))
+		return;
+	if (!relative) {
+		/* Absolute: in the clock of targetTimeDomainPresentStage (a stage-local domain) or of the
+		 * swapchain. Every display stage of a vblank latch happens at the vblank. */
+		uint32_t stage = VD_STAGE_PIXEL_OUT;
+		if (present_domain(sc, t->timeDomainId) == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT &&
+		    t->targetTimeDomainPresentStage)
+			stage = (uint32_t)__builtin_ctz(t->targetTimeDomainPresentStage);
+		target = vd_swapchain_from_stage(sc, stage, target);
+	}
+	req->target_kind = relative ? VD_TARGET_RELATIVE : VD_TARGET_ABSOLUTE;
+	req->target_ns = target;
+	req->nearest = nearest;
+	if (p->eager_max_ns && !nearest)
+		req->early_ns = period / 4 < p->eager_max_ns ? period / 4 : p->eager_max_ns;
+}
+
 static void request_for(const struct present_extras *x, const struct vd_swapchain *sc, uint32_t i,
                         struct vd_request *req)
 {
@@ -331,15 +395,41 @@ static void request_for(const struct present_extras *x, const struct vd_swapchai
 	if (x->id2 && x->id2->pPresentIds && i < x->id2->swapchainCount)
 		req->present_id = x->id2->pPresentIds[i];
 	const VkPresentTimingInfoEXT *t = timing_for(x, i);
-	if (t && t->targetTime) {
-		/* The display has one time domain (CLOCK_MONOTONIC), and every display stage of a
-		 * vblank latch happens at the vblank, so the target's stage changes nothing. */
-		req->target_kind = (t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT)
-		                           ? VD_TARGET_RELATIVE
-		                           : VD_TARGET_ABSOLUTE;
-		req->target_ns = t->targetTime > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t->targetTime;
-		req->nearest = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
-	}
+	if (t && t->targetTime)
+		target_for(sc, t, req);
+}
+
+/* Whether this present fails (under the swapchain lock): the swapchain is out of date, a retired
+ * one refuses presents in this profile, or it is the one LOWLAT_VDISPLAY_FAIL_PRESENT names. */
+static bool present_fails(struct vd_swapchain *sc)
+{
+	bool fails;
+
+	pthread_mutex_lock(&sc->lock);
+	sc->presents++;
+	fails = sc->broken || (sc->retired && sc->profile->fail_retired) ||
+	        (sc->fail_present && sc->presents == sc->fail_present);
+	pthread_mutex_unlock(&sc->lock);
+	return fails;
+}
+
+/* A present that fails after the presentation engine took it: Mesa takes the results slot before
+ * the platform present (wsi_common_queue_present), so in its profiles the slot stays and never
+ * completes. The image is the swapchain's again; the swapchain stays out of date. */
+static void present_failed(struct vd_swapchain *sc, uint32_t index, const VkPresentTimingInfoEXT *timing)
+{
+	pthread_mutex_lock(&sc->lock);
+	if (sc->profile->leak_failed_slot && timing && timing->presentStageQueries &&
+	    !vd_timing_full(&sc->timing))
+		add_timing_slot(sc, 0 /* no request: never completes */, 0, timing);
+	if (index < sc->image_count && sc->images[index].state == IMG_ACQUIRED)
+		sc->images[index].state = IMG_FREE;
+	if (!sc->broken)
+		vd_msg("swapchain %u: a present failed with VK_ERROR_OUT_OF_DATE_KHR (%s)", sc->id,
+		       sc->retired ? "the swapchain is retired" : "LOWLAT_VDISPLAY_FAIL_PRESENT");
+	sc->broken = true;
+	pthread_cond_broadcast(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
@@ -384,6 +474,21 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_QueuePresentKHR(VkQueue queue, const VkPresent
 			if (r == VK_SUCCESS)
 				waited = true;
 			r = r == VK_SUCCESS ? VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT : r;
+			if (info->pResults)
+				info->pResults[i] = r;
+			if (result == VK_SUCCESS)
+				result = r;
+			continue;
+		}
+		if (sc && present_fails(sc)) {
+			/* Its semaphore waits execute, as for the other failed presents. */
+			r = waited ? VK_SUCCESS : queue_submit(dev, queue, 1, &waits, VK_NULL_HANDLE);
+			if (r == VK_SUCCESS)
+				waited = true;
+			present_failed(sc, info->pImageIndices[i], timing);
+			if (x.fences && i < x.fences->swapchainCount && x.fences->pFences[i])
+				queue_submit(dev, queue, 0, NULL, x.fences->pFences[i]);
+			r = VK_ERROR_OUT_OF_DATE_KHR;
 			if (info->pResults)
 				info->pResults[i] = r;
 			if (result == VK_SUCCESS)
@@ -502,18 +607,47 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice devic
                                                                   uint64_t *counter)
 {
 	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), swapchain);
+	VkResult r = VK_SUCCESS;
 
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
-	/* refreshDuration: the shortest refresh (the maximum rate); fractional rates round to the
-	 * nearest ns, the grid itself is exact. refreshInterval: the same on a fixed-rate display,
-	 * UINT64_MAX ("variable") with VRR. */
-	props->refreshDuration =
-	        (uint64_t)((1000000000000ll + sc->engine.rate_mhz / 2) / sc->engine.rate_mhz);
-	props->refreshInterval = sc->engine.vrr_min_mhz ? UINT64_MAX : props->refreshDuration;
+	/* refreshDuration: the shortest refresh (the maximum rate), rounded to the ns; the grid itself
+	 * is exact. refreshInterval: the same on a fixed-rate display, UINT64_MAX ("variable") with VRR;
+	 * 0 ("unknown") where the profile's platform cannot tell. What each profile reports when, and
+	 * its counter, are the profile's (vd_swapchain.c, profile_state and refresh_feedback). */
+	pthread_mutex_lock(&sc->lock);
+	props->refreshDuration = sc->refresh.duration;
+	props->refreshInterval = sc->refresh.interval;
 	if (counter)
-		*counter = 1;
-	return VK_SUCCESS;
+		*counter = sc->refresh.counter;
+	/* "Some platforms may not provide timing properties until after at least one image has been
+	 * presented": the spec profile is such a platform (VK_NOT_READY). */
+	if (sc->profile->refresh == VD_REFRESH_NOT_READY && !sc->refresh.counter) {
+		props->refreshDuration = props->refreshInterval = 0;
+		r = VK_NOT_READY;
+	}
+	pthread_mutex_unlock(&sc->lock);
+	return r;
+}
+
+/* The time domains of a profile, in order, with their ids. */
+static uint32_t profile_domains(const struct vd_profile *p, VkTimeDomainKHR domains[2], uint64_t ids[2])
+{
+	switch (p->domains) {
+	case VD_DOMAINS_MONOTONIC:
+		domains[0] = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
+		ids[0] = 0;
+		return 1;
+	case VD_DOMAINS_STAGE_AND_SWAPCHAIN:
+		domains[1] = VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT;
+		ids[1] = p->swapchain_domain_id;
+		/* fallthrough */
+	case VD_DOMAINS_STAGE_LOCAL:
+		domains[0] = VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT;
+		ids[0] = p->stage_domain_id;
+		return p->domains == VD_DOMAINS_STAGE_LOCAL ? 1 : 2;
+	}
+	return 0;
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL
@@ -521,24 +655,29 @@ vd_GetSwapchainTimeDomainPropertiesEXT(VkDevice device, VkSwapchainKHR swapchain
                                        VkSwapchainTimeDomainPropertiesEXT *props, uint64_t *counter)
 {
 	struct vd_swapchain *sc = vd_swapchain_of(vd_device_of(device), swapchain);
+	VkTimeDomainKHR domains[2];
+	uint64_t ids[2];
+	uint32_t n, written;
 
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
+	/* The domains never change: the counter stays 1. */
 	if (counter)
 		*counter = 1;
-	/* One domain, CLOCK_MONOTONIC, id 0: every time the display reports or accepts. */
+	n = profile_domains(sc->profile, domains, ids);
 	if (!props->pTimeDomains && !props->pTimeDomainIds) {
-		props->timeDomainCount = 1;
+		props->timeDomainCount = n;
 		return VK_SUCCESS;
 	}
-	if (props->timeDomainCount < 1)
-		return VK_INCOMPLETE;
-	props->timeDomainCount = 1;
-	if (props->pTimeDomains)
-		props->pTimeDomains[0] = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
-	if (props->pTimeDomainIds)
-		props->pTimeDomainIds[0] = 0;
-	return VK_SUCCESS;
+	written = props->timeDomainCount < n ? props->timeDomainCount : n;
+	for (uint32_t i = 0; i < written; i++) {
+		if (props->pTimeDomains)
+			props->pTimeDomains[i] = domains[i];
+		if (props->pTimeDomainIds)
+			props->pTimeDomainIds[i] = ids[i];
+	}
+	props->timeDomainCount = written;
+	return written < n ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
 /* LOWLAT_VDISPLAY_TIMING_STALL_AFTER=N: once request N was queued, no present-timing result is
@@ -560,14 +699,21 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
 	pthread_mutex_lock(&sc->lock);
+	props->timingPropertiesCounter = sc->refresh.counter;
+	props->timeDomainsCounter = 1;
 	if (stall_after && sc->last_seq > stall_after) {
 		/* A display whose reports stopped: nothing is ever complete again. */
 		pthread_mutex_unlock(&sc->lock);
 		props->presentationTimingCount = 0;
-		props->timingPropertiesCounter = props->timeDomainsCounter = 1;
 		return VK_SUCCESS;
 	}
-	r = vd_timing_collect(&sc->timing, info->flags, props);
+	const struct vd_timing_clocks clocks = {
+	        .supported = sc->profile->stages,
+	        .partial = sc->profile->partial,
+	        .to_stage = vd_swapchain_to_stage,
+	        .user = sc,
+	};
+	r = vd_timing_collect(&sc->timing, &clocks, info->flags, props);
 	pthread_mutex_unlock(&sc->lock);
 	return r;
 }

@@ -463,6 +463,57 @@ static void wait_idle_display(struct probe *p, uint64_t id)
 	CHECK_VK(p->WaitForPresent2KHR(p->device, p->swapchain, &wi));
 }
 
+/* A stage's clock read together with CLOCK_MONOTONIC: the display's time domain may be stage-local
+ * (each stage on a clock of its own, converted through vkGetCalibratedTimestampsKHR). */
+struct cal {
+	int64_t mono, stage;
+};
+
+static struct cal calibrate_stage(struct probe *p, PFN_vkGetCalibratedTimestampsKHR get,
+                                  VkTimeDomainKHR domain, uint64_t id, uint32_t stage)
+{
+	struct cal c;
+	if (domain == VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR) {
+		c.mono = c.stage = now_ns();
+		return c;
+	}
+	VkSwapchainCalibratedTimestampInfoEXT sci = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT,
+	        .swapchain = p->swapchain,
+	        .presentStage = stage,
+	        .timeDomainId = id};
+	VkCalibratedTimestampInfoKHR infos[2] = {
+	        {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	         .timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR},
+	        {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	         .pNext = &sci,
+	         .timeDomain = domain},
+	};
+	uint64_t ts[2], deviation;
+	CHECK_VK(get(p->device, 2, infos, ts, &deviation));
+	c.mono = (int64_t)ts[0];
+	c.stage = (int64_t)ts[1];
+	return c;
+}
+
+/* Stage time to CLOCK_MONOTONIC and back, interpolated between two calibrations (the clock may
+ * drift). */
+static int64_t cal_to_mono(const struct cal *a, const struct cal *b, int64_t t)
+{
+	if (b->stage == a->stage)
+		return a->mono + (t - a->stage);
+	return a->mono + (int64_t)((double)(t - a->stage) * (double)(b->mono - a->mono) /
+	                           (double)(b->stage - a->stage));
+}
+
+static int64_t cal_from_mono(const struct cal *a, const struct cal *b, int64_t t)
+{
+	if (b->mono == a->mono)
+		return a->stage + (t - a->mono);
+	return b->stage +
+	       (int64_t)((double)(t - b->mono) * (double)(b->stage - a->stage) / (double)(b->mono - a->mono));
+}
+
 /* VK_EXT_present_timing: properties, the results queue (QUEUE_FULL, stage times) and target times. */
 static int scenario_timing(struct probe *p)
 {
@@ -511,7 +562,11 @@ static int scenario_timing(struct probe *p)
 
 	VkSwapchainTimingPropertiesEXT tp = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
 	uint64_t counter = 0;
-	CHECK_VK(GetTiming(p->device, p->swapchain, &tp, &counter));
+	/* "Some platforms may not provide timing properties until after at least one image has been
+	 * presented" (VK_NOT_READY): asked again after the first presents. */
+	VkResult props_result = GetTiming(p->device, p->swapchain, &tp, &counter);
+	if (props_result != VK_NOT_READY)
+		CHECK_VK(props_result);
 	VkTimeDomainKHR domain;
 	uint64_t domain_id;
 	VkSwapchainTimeDomainPropertiesEXT dp = {
@@ -521,9 +576,9 @@ static int scenario_timing(struct probe *p)
 	dp.pTimeDomains = &domain;
 	dp.pTimeDomainIds = &domain_id;
 	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
-	printf("probe: refreshDuration=%" PRIu64 " refreshInterval=%" PRIu64 " domain=%d id=%" PRIu64 "\n",
-	       tp.refreshDuration, tp.refreshInterval, domain, domain_id);
-	const uint64_t period = tp.refreshDuration;
+	struct cal first[4], second[4];
+	for (uint32_t s = 0; s < 4; s++)
+		first[s] = calibrate_stage(p, GetCalibrated, domain, domain_id, 1u << s);
 
 	/* Four slots; the fifth present asking for stage times is refused. */
 	CHECK_VK(SetQueueSize(p->device, p->swapchain, 4));
@@ -543,10 +598,19 @@ static int scenario_timing(struct probe *p)
 	}
 	printf("probe: refused %d of 5 (queue of 4)\n", refused);
 	wait_idle_display(p, 5);
+	if (props_result == VK_NOT_READY) {
+		printf("probe: timing properties not ready before the first present\n");
+		CHECK_VK(GetTiming(p->device, p->swapchain, &tp, &counter));
+	}
+	printf("probe: refreshDuration=%" PRIu64 " refreshInterval=%" PRIu64 " domain=%d id=%" PRIu64 "\n",
+	       tp.refreshDuration, tp.refreshInterval, domain, domain_id);
+	const uint64_t period = tp.refreshDuration;
 
 	VkPresentStageTimeEXT stages[4][4];
 	VkPastPresentationTimingEXT past[4];
 	uint32_t got = 0;
+	char lines[16][160];
+	uint32_t n_lines = 0;
 	for (int attempt = 0; attempt < 50 && got < 4; attempt++) {
 		for (uint32_t i = 0; i < 4; i++)
 			past[i] = (VkPastPresentationTimingEXT){
@@ -564,24 +628,41 @@ static int scenario_timing(struct probe *p)
 		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 			CHECK_VK(r);
 		for (uint32_t i = 0; i < pp.presentationTimingCount; i++) {
-			for (uint32_t s = 0; s < past[i].presentStageCount; s++)
-				printf("probe: timing id=%" PRIu64 " stage=%u time=%" PRIu64 " complete=%u\n",
-				       past[i].presentId, past[i].pPresentStages[s].stage,
-				       past[i].pPresentStages[s].time, past[i].reportComplete);
+			for (uint32_t s = 0; s < past[i].presentStageCount && n_lines < 16; s++)
+				snprintf(lines[n_lines++], sizeof(lines[0]),
+				         "id=%" PRIu64 " stage=%u time=%" PRIu64 " complete=%u",
+				         past[i].presentId, past[i].pPresentStages[s].stage,
+				         past[i].pPresentStages[s].time, past[i].reportComplete);
 			got += past[i].reportComplete;
 		}
 		if (got < 4)
 			nanosleep(&(struct timespec){0, 20000000}, NULL);
+	}
+	/* Stage times on CLOCK_MONOTONIC, through calibrations before the presents and now. */
+	for (uint32_t s = 0; s < 4; s++)
+		second[s] = calibrate_stage(p, GetCalibrated, domain, domain_id, 1u << s);
+	for (uint32_t k = 0; k < n_lines; k++) {
+		uint64_t id, t;
+		uint32_t stage, complete;
+		if (sscanf(lines[k], "id=%" SCNu64 " stage=%u time=%" SCNu64 " complete=%u", &id, &stage, &t,
+		           &complete) != 4)
+			continue;
+		uint32_t si = (uint32_t)__builtin_ctz(stage);
+		int64_t mono = t ? cal_to_mono(&first[si], &second[si], (int64_t)t) : 0;
+		printf("probe: timing id=%" PRIu64 " stage=%u time=%" PRId64 " raw=%" PRIu64 " complete=%u\n",
+		       id, stage, mono, t, complete);
 	}
 	printf("probe: %u timing results\n", got);
 
 	/* Target times, each present alone on an idle display (one frame of the previous on screen).
 	 * The display's grid is read back from the last first-pixel time; refreshDuration is rounded to
 	 * the ns, so targets on the grid use NEAREST or a margin, as a real app's would. */
+	const uint32_t out = 2; /* IMAGE_FIRST_PIXEL_OUT's bit index */
 	uint64_t last_pixel = 0;
 	for (uint32_t s = 0; s < 4 && got; s++)
 		if (stages[got - 1][s].stage == VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT)
-			last_pixel = stages[got - 1][s].time;
+			last_pixel = (uint64_t)cal_to_mono(&first[out], &second[out],
+			                                   (int64_t)stages[got - 1][s].time);
 	struct {
 		uint64_t id;
 		VkPresentTimingInfoFlagsEXT flags;
@@ -599,13 +680,19 @@ static int scenario_timing(struct probe *p)
 		uint64_t now = (uint64_t)now_ns();
 		uint64_t next = last_pixel + ((now - last_pixel) / period + 1) * period;
 		ti.flags = targets[k].flags;
-		if (ti.flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT)
-			ti.targetTime = targets[k].refreshes_ahead * period - period / 10;
-		else
-			ti.targetTime =
+		uint64_t target_mono;
+		if (ti.flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT) {
+			ti.targetTime = target_mono = targets[k].refreshes_ahead * period - period / 10;
+		} else {
+			/* On CLOCK_MONOTONIC, then in the clock of targetTimeDomainPresentStage. */
+			struct cal now_cal = calibrate_stage(p, GetCalibrated, domain, domain_id,
+			                                     VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT);
+			target_mono =
 			        next + targets[k].refreshes_ahead * period + targets[k].offset * period / 10;
-		printf("probe: target id=%" PRIu64 " time=%" PRIu64 " flags=%u\n", targets[k].id,
-		       ti.targetTime, ti.flags);
+			ti.targetTime = (uint64_t)cal_from_mono(&first[out], &now_cal, (int64_t)target_mono);
+		}
+		printf("probe: target id=%" PRIu64 " time=%" PRIu64 " flags=%u\n", targets[k].id, target_mono,
+		       ti.flags);
 		frame(p, targets[k].id, NULL, VK_NULL_HANDLE);
 		wait_idle_display(p, targets[k].id);
 	}

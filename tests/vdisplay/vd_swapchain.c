@@ -83,17 +83,89 @@ enum vd_mode vd_mode_of(VkPresentModeKHR mode)
 	}
 }
 
+/* ---- the profile's clocks and refresh reports ---- */
+
+struct vd_clock vd_swapchain_clock(const struct vd_swapchain *sc, uint32_t stage)
+{
+	struct vd_clock c = sc->profile->clock[stage < VD_STAGES ? stage : VD_STAGE_PIXEL_OUT];
+
+	c.offset_ns += sc->clock_extra_ns;
+	return c;
+}
+
+int64_t vd_swapchain_to_stage(const void *user, uint32_t stage, int64_t monotonic_ns)
+{
+	const struct vd_swapchain *sc = user;
+	struct vd_clock c = vd_swapchain_clock(sc, stage);
+
+	return vd_clock_from_monotonic(&c, sc->clock_epoch_ns, monotonic_ns);
+}
+
+int64_t vd_swapchain_from_stage(const struct vd_swapchain *sc, uint32_t stage, int64_t stage_ns)
+{
+	struct vd_clock c = vd_swapchain_clock(sc, stage);
+
+	return vd_clock_to_monotonic(&c, sc->clock_epoch_ns, stage_ns);
+}
+
+uint64_t vd_swapchain_period_ns(const struct vd_swapchain *sc)
+{
+	return (uint64_t)((1000000000000ll + sc->engine.rate_mhz / 2) / sc->engine.rate_mhz);
+}
+
+/* The time the platform reports for an event at t: X11's UST is whole µs, read with some noise. */
+static int64_t reported_time(struct vd_swapchain *sc, int64_t t)
+{
+	const struct vd_profile *p = sc->profile;
+
+	if (t <= 0)
+		return t;
+	t += vd_noise(&sc->noise, p->report_jitter_ns);
+	return t - t % p->report_quantum_ns;
+}
+
+/* What an image reaching the screen does to the refresh properties, per profile. */
+static void refresh_feedback(struct vd_swapchain *sc, const struct vd_event *ev, int64_t reported_ns)
+{
+	uint64_t nominal = vd_swapchain_period_ns(sc);
+
+	sc->shown_any = true;
+	switch (sc->profile->refresh) {
+	case VD_REFRESH_X11:
+		/* Mesa estimates only for swapchains with present timing (present_timing.active). */
+		if (sc->timing_enabled && ev->refresh > 0)
+			vd_x11_estimate_complete(&sc->x11, &sc->refresh, (uint64_t)ev->refresh,
+			                         (uint64_t)reported_ns / 1000, nominal);
+		break;
+	case VD_REFRESH_WAYLAND: vd_refresh_update(&sc->refresh, nominal, 0, 0); break;
+	case VD_REFRESH_XWAYLAND: vd_refresh_update(&sc->refresh, nominal, 0, 0); break;
+	case VD_REFRESH_NOT_READY:
+		if (!sc->refresh.counter)
+			sc->refresh.counter = 1;
+		break;
+	default: break;
+	}
+}
+
 /* ---- the display's events (called by the engine, under the swapchain lock) ---- */
 
 static void on_event(void *user, const struct vd_event *ev)
 {
 	struct vd_swapchain *sc = user;
 	struct vd_image *img = &sc->images[ev->request.image];
+	/* The truth log keeps the exact times; the results queue gets what the platform reports. */
+	struct vd_event reported = *ev;
 
-	vd_timing_event(&sc->timing, ev);
+	if (ev->kind == VD_EV_SHOWN || ev->kind == VD_EV_REPLACED || ev->kind == VD_EV_SKIPPED) {
+		reported.request.dequeued_ns = reported_time(sc, ev->request.dequeued_ns);
+		reported.request.first_pixel_ns =
+		        ev->kind == VD_EV_SHOWN ? reported.request.dequeued_ns : ev->request.first_pixel_ns;
+	}
+	vd_timing_event(&sc->timing, &reported);
 	switch (ev->kind) {
 	case VD_EV_SHOWN:
 		img->state = IMG_SHOWN;
+		refresh_feedback(sc, ev, reported.request.first_pixel_ns);
 		/* Present wait: the id is reached when its image is on screen (first pixel out). */
 		if (ev->request.present_id > sc->shown_present_id) {
 			sc->shown_present_id = ev->request.present_id;
@@ -221,6 +293,44 @@ static void *scanout_main(void *arg)
 	}
 	pthread_mutex_unlock(&sc->lock);
 	return NULL;
+}
+
+/* LOWLAT_VDISPLAY_FAIL_PRESENT=N: the N-th present to each swapchain fails with
+ * VK_ERROR_OUT_OF_DATE_KHR, as one does after the window went away, and the swapchain stays out of
+ * date; what the failure does to its results slot is the profile's. Unset: none. */
+static uint64_t fail_present(void)
+{
+	const char *v = getenv("LOWLAT_VDISPLAY_FAIL_PRESENT");
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* The profile's starting state: its clocks, and the refresh it reports before any feedback. */
+static void profile_state(struct vd_swapchain *sc, const VkSwapchainCreateInfoKHR *info)
+{
+	const struct vd_profile *p = vd_profile();
+
+	sc->profile = p;
+	sc->timing_enabled = info->flags & VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
+	sc->clock_epoch_ns = vd_now_ns();
+	/* Another swapchain, other clocks: 1 s and a bit per swapchain number. */
+	sc->clock_extra_ns = p->per_swapchain_clocks ? (int64_t)sc->id * 1000000007ll : 0;
+	sc->noise = 0x5eed0000ull + sc->id;
+	sc->fail_present = fail_present();
+	switch (p->refresh) {
+	case VD_REFRESH_X11:
+	case VD_REFRESH_XWAYLAND:
+		/* Mesa asks RANDR at creation (x11_poll_early_refresh): the mode's rate, VRR unknown. */
+		vd_refresh_update(&sc->refresh, vd_swapchain_period_ns(sc), 0, 0);
+		break;
+	case VD_REFRESH_WAYLAND: break; /* nothing until the compositor's first feedback */
+	default:
+		/* Known from the start; the spec profile tells it only after the first image (counter 0
+		 * until then). */
+		sc->refresh.counter = p->refresh == VD_REFRESH_NOT_READY ? 0 : 1;
+		sc->refresh.duration = vd_swapchain_period_ns(sc);
+		sc->refresh.interval = sc->engine.vrr_min_mhz ? UINT64_MAX : sc->refresh.duration;
+		break;
+	}
 }
 
 /* ---- creation and destruction ---- */
@@ -389,6 +499,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 		vd_engine_set_vrr(&sc->engine, display_vrr_min_mhz(sc->engine.rate_mhz));
 	sc->device_offset_ns = device_offset_ns(dev);
 	late_ready(sc);
+	profile_state(sc, info);
 
 	/* The thread is started last; destroy_swapchain joins it, so start a no-op one on failure. */
 	sc->quit = true;

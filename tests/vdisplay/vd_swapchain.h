@@ -15,6 +15,7 @@
 
 #include "scanout.h"
 #include "vd_layer.h"
+#include "vd_profile.h"
 #include "vd_timing.h"
 
 #define VD_MAX_IMAGES 16
@@ -53,9 +54,29 @@ struct vd_swapchain {
 	uint64_t last_seq;             /* the latest request queued */
 	uint64_t late_every;           /* LOWLAT_VDISPLAY_LATE_READY: every late_every-th request is */
 	int64_t late_ns;               /* ready late_ns after its GPU work finished; 0: none */
+
+	/* The driver profile's view of this swapchain (vd_profile.h). */
+	const struct vd_profile *profile;
+	bool timing_enabled;             /* created with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT */
+	int64_t clock_epoch_ns;          /* the stage clocks' epoch: when the swapchain was created */
+	int64_t clock_extra_ns;          /* added to every stage clock's offset (per-swapchain clocks) */
+	struct vd_refresh_props refresh; /* what vkGetSwapchainTimingPropertiesEXT reports */
+	struct vd_x11_estimate x11;      /* Mesa X11's refresh estimate */
+	uint64_t noise;                  /* state of the reported times' noise */
+	bool shown_any;                  /* an image reached the screen */
+	bool broken;                     /* a present failed: acquire and present are OUT_OF_DATE */
+	uint64_t presents;               /* presents to it, counted for LOWLAT_VDISPLAY_FAIL_PRESENT */
+	uint64_t fail_present;           /* LOWLAT_VDISPLAY_FAIL_PRESENT: that present fails; 0: none */
 };
 
 enum vd_mode vd_mode_of(VkPresentModeKHR mode);
+
+/* The swapchain's clock of stage `stage` (VD_STAGE_*) and conversions to and from CLOCK_MONOTONIC. */
+struct vd_clock vd_swapchain_clock(const struct vd_swapchain *sc, uint32_t stage);
+int64_t vd_swapchain_to_stage(const void *sc, uint32_t stage, int64_t monotonic_ns);
+int64_t vd_swapchain_from_stage(const struct vd_swapchain *sc, uint32_t stage, int64_t stage_ns);
+/* The nominal refresh period, rounded to the ns (RANDR's mode, wp_presentation's refresh). */
+uint64_t vd_swapchain_period_ns(const struct vd_swapchain *sc);
 
 static inline struct vd_swapchain *vd_swapchain_of(struct vd_device *dev, VkSwapchainKHR handle)
 {

@@ -26,12 +26,16 @@ bool vd_timing_full(const struct vd_timing_queue *q)
 }
 
 void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id, uint64_t target_time,
-                   VkPresentStageFlagsEXT queried)
+                   VkPresentStageFlagsEXT queried, VkTimeDomainKHR domain, uint64_t domain_id)
 {
 	if (vd_timing_full(q))
 		return;
-	q->records[q->count++] = (struct vd_timing_record){
-	        .seq = seq, .present_id = present_id, .target_time = target_time, .queried = queried};
+	q->records[q->count++] = (struct vd_timing_record){.seq = seq,
+	                                                   .present_id = present_id,
+	                                                   .target_time = target_time,
+	                                                   .queried = queried,
+	                                                   .domain = domain,
+	                                                   .domain_id = domain_id};
 }
 
 /* The outstanding record of present seq; NULL when it has none (no stage queries, or collected). */
@@ -56,7 +60,7 @@ void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq)
 static void set_stage(struct vd_timing_record *r, uint32_t bit, int64_t t)
 {
 	uint32_t i = (uint32_t)__builtin_ctz(bit);
-	r->time[i] = t > 0 ? (uint64_t)t : 0;
+	r->time[i] = t > 0 ? t : 0;
 	r->known |= bit;
 }
 
@@ -84,47 +88,74 @@ void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev)
 	set_stage(r, VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT, pixel);
 }
 
-static bool complete(const struct vd_timing_record *r)
+/* Every stage asked for that the engine supports is known. */
+static bool complete(const struct vd_timing_record *r, VkPresentStageFlagsEXT supported)
 {
-	return (r->known & r->queried) == r->queried;
+	VkPresentStageFlagsEXT wanted = r->queried & supported;
+	return (r->known & wanted) == wanted;
 }
 
-VkResult vd_timing_collect(struct vd_timing_queue *q, VkPastPresentationTimingFlagsEXT flags,
+/* Writes r's stages into out, in stage order: known ones in the stage's clock, ones the engine does
+ * not support as 0, ones not yet known (a partial result) left out. */
+static void report(const struct vd_timing_record *r, const struct vd_timing_clocks *c,
+                   VkPastPresentationTimingEXT *out)
+{
+	uint32_t n = 0;
+
+	out->presentId = r->present_id;
+	out->targetTime = r->target_time;
+	for (uint32_t s = 0; s < VD_TIMING_STAGES; s++) {
+		uint32_t bit = 1u << s;
+		uint64_t t = 0;
+
+		if (!(r->queried & bit) || n >= out->presentStageCount)
+			continue;
+		if (c->supported & bit) {
+			if (!(r->known & bit))
+				continue;
+			t = r->time[s] ? (uint64_t)c->to_stage(c->user, s, r->time[s]) : 0;
+		}
+		if (out->pPresentStages)
+			out->pPresentStages[n] = (VkPresentStageTimeEXT){bit, t};
+		n++;
+	}
+	out->presentStageCount = n;
+	out->timeDomain = r->domain;
+	out->timeDomainId = r->domain_id;
+	out->reportComplete = complete(r, c->supported);
+}
+
+VkResult vd_timing_collect(struct vd_timing_queue *q, const struct vd_timing_clocks *c,
+                           VkPastPresentationTimingFlagsEXT flags,
                            VkPastPresentationTimingPropertiesEXT *props)
 {
-	bool partial = flags & VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT;
+	bool partial = c->partial && (flags & VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT);
+	bool any_order = flags & VK_PAST_PRESENTATION_TIMING_ALLOW_OUT_OF_ORDER_RESULTS_BIT_EXT;
 	uint32_t available = 0, written = 0, kept = 0;
+	bool stopped = false;
 
-	/* Results are reported in present order; without ALLOW_PARTIAL only complete ones, and an
-	 * incomplete one stops the report (out-of-order results are never needed: the display
-	 * completes requests in order). */
-	for (uint32_t i = 0; i < q->count && (partial || complete(&q->records[i])); i++)
-		available++;
-	props->timingPropertiesCounter = 1; /* the refresh rate never changes */
-	props->timeDomainsCounter = 1;      /* nor does the one time domain */
+	/* Results are reported in present order unless the app allows otherwise; without partial
+	 * results only complete ones, and in order an incomplete one stops the report (a slot that
+	 * never completes, after a failed present, stops it for good, as in Mesa). */
+	for (uint32_t i = 0; i < q->count; i++) {
+		if (partial || complete(&q->records[i], c->supported))
+			available++;
+		else if (!any_order)
+			break;
+	}
 	if (!props->pPresentationTimings) {
 		props->presentationTimingCount = available;
 		return VK_SUCCESS;
 	}
 	for (uint32_t i = 0; i < q->count; i++) {
 		struct vd_timing_record *r = &q->records[i];
-		if (written < available && written < props->presentationTimingCount) {
+		bool reportable = !stopped && (partial || complete(r, c->supported));
+
+		if (!reportable && !any_order)
+			stopped = true;
+		if (reportable && written < props->presentationTimingCount) {
 			VkPastPresentationTimingEXT *out = &props->pPresentationTimings[written++];
-			uint32_t n = 0;
-			out->presentId = r->present_id;
-			out->targetTime = r->target_time;
-			for (uint32_t s = 0; s < VD_TIMING_STAGES; s++) {
-				uint32_t bit = 1u << s;
-				if (!(r->queried & bit) || !(r->known & bit) || n >= out->presentStageCount)
-					continue;
-				if (out->pPresentStages)
-					out->pPresentStages[n] = (VkPresentStageTimeEXT){bit, r->time[s]};
-				n++;
-			}
-			out->presentStageCount = n;
-			out->timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR;
-			out->timeDomainId = 0;
-			out->reportComplete = complete(r);
+			report(r, c, out);
 			/* A slot frees once its complete result has been handed over. */
 			if (out->reportComplete)
 				continue;

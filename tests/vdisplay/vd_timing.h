@@ -1,6 +1,7 @@
 /* vd_timing.h — VK_EXT_present_timing's results queue of one swapchain: a slot per present that
  * asked for stage times, filled by the display's events, emptied by vkGetPastPresentationTimingEXT.
- * Called under the swapchain lock. Times are CLOCK_MONOTONIC ns (the one time domain offered). */
+ * Called under the swapchain lock. Times are kept in CLOCK_MONOTONIC ns and converted to the
+ * profile's stage clocks when reported (struct vd_timing_clocks). */
 #ifndef VD_TIMING_H
 #define VD_TIMING_H
 
@@ -21,7 +22,19 @@
 struct vd_timing_record {
 	uint64_t seq, present_id, target_time;
 	VkPresentStageFlagsEXT queried, known;
-	uint64_t time[VD_TIMING_STAGES]; /* by stage bit index */
+	VkTimeDomainKHR domain; /* the domain the present named, which its results are reported in */
+	uint64_t domain_id;
+	int64_t time[VD_TIMING_STAGES]; /* CLOCK_MONOTONIC, by stage bit index; 0: did not happen */
+};
+
+/* How a swapchain reports its results: the stages its presentation engine supports (a stage asked
+ * for and not supported is reported as 0, as Mesa does), whether it honours
+ * VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT, and its stage clocks. */
+struct vd_timing_clocks {
+	VkPresentStageFlagsEXT supported;
+	bool partial;
+	int64_t (*to_stage)(const void *user, uint32_t stage, int64_t monotonic_ns);
+	const void *user;
 };
 
 struct vd_timing_queue {
@@ -34,8 +47,8 @@ struct vd_timing_queue {
 VkResult vd_timing_resize(struct vd_timing_queue *q, uint32_t size);
 bool vd_timing_full(const struct vd_timing_queue *q);
 void vd_timing_add(struct vd_timing_queue *q, uint64_t seq, uint64_t present_id, uint64_t target_time,
-                   VkPresentStageFlagsEXT queried);
-/* Frees the slot of a present whose submission failed. */
+                   VkPresentStageFlagsEXT queried, VkTimeDomainKHR domain, uint64_t domain_id);
+/* Frees the slot of a present that failed (a slot left in place never completes). */
 void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq);
 /* Records when the queue operations of present seq ended, once that time has passed: a partial
  * result (VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT) shows it before the present
@@ -43,8 +56,9 @@ void vd_timing_cancel(struct vd_timing_queue *q, uint64_t seq);
 void vd_timing_queue_done(struct vd_timing_queue *q, uint64_t seq, int64_t ready_ns);
 /* Records the stage times a display event tells. */
 void vd_timing_event(struct vd_timing_queue *q, const struct vd_event *ev);
-/* vkGetPastPresentationTimingEXT on this queue. */
-VkResult vd_timing_collect(struct vd_timing_queue *q, VkPastPresentationTimingFlagsEXT flags,
+/* vkGetPastPresentationTimingEXT on this queue (the counters are the caller's). */
+VkResult vd_timing_collect(struct vd_timing_queue *q, const struct vd_timing_clocks *clocks,
+                           VkPastPresentationTimingFlagsEXT flags,
                            VkPastPresentationTimingPropertiesEXT *props);
 void vd_timing_fini(struct vd_timing_queue *q);
 
