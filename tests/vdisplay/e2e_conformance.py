@@ -14,9 +14,10 @@ results; FIFO_LATEST_READY; a failed present's results slot. EXPECT below says, 
 models; tests/vdisplay/README.md says where each behaviour was read.
 
 Above Arm's WSI layer (no truth log) the same probe runs and what the spec requires is checked: a
-stage-local domain that can be calibrated, calibrations taken inside the call, stage times in
-stage order after the present, targets not latched early; what differs from the spec profile on
-choices the spec leaves open is printed as `differs from spec profile:` lines.
+stage-local domain that can be calibrated, calibrations taken inside the call, stage times not
+before the present, targets not latched early; what differs from the spec profile on choices the
+spec leaves open (stage times out of stage order among them) is printed as `differs from spec
+profile:` lines, and what the spec says otherwise as `disagrees with the spec:` lines.
 """
 import argparse
 import os
@@ -347,14 +348,24 @@ def run_armwsi(args, tmp):
     if not probe.complete:
         fail("no complete timing result")
     order = [QOE, DEQ, OUT, VIS]
-    disorder = 0
+    disorder = []
     for pid, res in probe.results.items():
         times = [res["stages"][b][1] for b in order if b in res["stages"] and res["stages"][b][0]]
         if times and times[0] < res["presented"] - slack:
             fail(f"present {pid}: its first stage is {res['presented'] - times[0]} ns before vkQueuePresentKHR")
-        disorder += any(b < a - slack for a, b in zip(times, times[1:]))
+        if any(b < a - slack for a, b in zip(times, times[1:])):
+            disorder.append((pid, res["presented"], times))
+    # Stage order is not a rule the spec states (no VUID; it lists the stages as steps of one
+    # process), so a result out of order is reported, not failed: Arm writes QUEUE_OPERATIONS_END
+    # in a submission of its own after the present's waits, which its page-flip thread does not
+    # wait for (present_timing.cpp queue_submit_queue_end_timing, swapchain_base.cpp
+    # page_flip_thread), and on a surface without a refresh the pixel stages can come first.
+    order_note = None
     if disorder:
-        fail(f"{disorder} results have stage times out of stage order")
+        pid, presented, times = disorder[0]
+        order_note = (f"{len(disorder)} of {len(probe.results)} results have stage times out of stage order; the "
+                      f"first, present {pid}: stages {[t - presented for t in times]} ns after vkQueuePresentKHR "
+                      "(the spec states no order; the profiles keep it)")
     for t in probe.targets:
         pixel, want = int(t["pixel_mono"]), int(t["target_mono"])
         if t["kind"] == "relative":
@@ -366,6 +377,8 @@ def run_armwsi(args, tmp):
     # Where it differs from the spec profile: on what the spec leaves open (`differs from spec
     # profile`), and where the spec says otherwise (`disagrees with the spec`).
     open_choices, against_spec = [], []
+    if order_note:
+        open_choices.append(order_note)
     stages = probe.surface.get("presentStageQueries")
     if stages != spec["stages"]:
         open_choices.append(f"stages {stages}, spec profile {spec['stages']}")
