@@ -95,6 +95,9 @@ def main():
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("LOWLAT_") and k not in ("ENABLE_LOWLAT_LAYER", "VK_ADD_IMPLICIT_LAYER_PATH",
                                                             "VK_INSTANCE_LAYERS")}
+        # The display's driver profile is the harness's (tests/vdisplay/meson.build), not lowlat's setting.
+        if "LOWLAT_VDISPLAY_PROFILE" in os.environ:
+            env["LOWLAT_VDISPLAY_PROFILE"] = os.environ["LOWLAT_VDISPLAY_PROFILE"]
         env.update({
             "PATH": os.path.dirname(bins[0]) + ":" + env.get("PATH", ""),
             "XDG_DATA_HOME": os.path.join(dest, "xdg"),

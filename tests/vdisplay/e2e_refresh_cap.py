@@ -50,6 +50,9 @@ def env_for(args, tmp, fps, hz, vrr_min=None):
         if k.startswith("LOWLAT_") or k in ("VK_INSTANCE_LAYERS", "VK_LOADER_LAYERS_ENABLE",
                                              "VK_LOADER_LAYERS_DISABLE", "DISABLE_LOWLAT_LAYER"):
             del env[k]
+    # The display's driver profile is the harness's (tests/vdisplay/meson.build), not lowlat's setting.
+    if "LOWLAT_VDISPLAY_PROFILE" in os.environ:
+        env["LOWLAT_VDISPLAY_PROFILE"] = os.environ["LOWLAT_VDISPLAY_PROFILE"]
     os.makedirs(os.path.join(tmp, "run"), mode=0o700)
     env.update({
         "VK_ADD_LAYER_PATH": args.manifest_dir,
