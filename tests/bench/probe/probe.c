@@ -3,10 +3,15 @@
  * Not part of lowlat. The benchmark names it first in VK_INSTANCE_LAYERS, so it is the top of the
  * chain and sees presents as the application does: "entry" is when the app hands a frame in,
  * "return" is when every limiter below has released the app again. For each present it stores
- * CLOCK_MONOTONIC ns at entry and at return, and the process CPU time at return, into an array that
- * is allocated and touched before the first frame (so recording never faults or allocates on the
- * present path), and writes them as CSV to $LOWLAT_PROBE_CSV when the last device is destroyed or,
- * failing that, at process exit. Without LOWLAT_PROBE_CSV it passes everything through.
+ * CLOCK_MONOTONIC ns at entry and at return, the process CPU time at return and the calling thread's
+ * CPU time at entry and at return, into an array that is allocated and touched before the first
+ * frame (so recording never faults or allocates on the present path), and writes them as CSV to
+ * $LOWLAT_PROBE_CSV when the last device is destroyed or, failing that, at process exit. Without
+ * LOWLAT_PROBE_CSV it passes everything through.
+ *
+ * Built twice: PROBE_BELOW makes VK_LAYER_LOWLAT_bench_probe_below, which the benchmark puts under
+ * the limiter (writing $LOWLAT_PROBE_BELOW_CSV). The thread CPU time of a present above the limiter
+ * less that below it is what the limiter's own hook (its wait, mostly) cost the presenting thread.
  *
  * Plumbing is the minimum: instance and device creation (to find the next layer), vkDestroyDevice
  * (to write the file) and vkQueuePresentKHR. pAllocator is passed down untouched; the probe's own
@@ -24,16 +29,25 @@
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
 
-/* Room for 65536 presents by default: 18 minutes at 60 fps, a minute at 1000 fps. 32 bytes each. */
+#ifdef PROBE_BELOW
+#define PROBE_CSV_ENV "LOWLAT_PROBE_BELOW_CSV"
+#else
+#define PROBE_CSV_ENV "LOWLAT_PROBE_CSV"
+#endif
+
+/* Room for 65536 presents by default: 18 minutes at 60 fps, a minute at 1000 fps. 56 bytes each. */
 #define PROBE_DEFAULT_FRAMES 65536
 
 /* A benchmark has one instance and one device; a few slots cover apps that make more. */
 #define PROBE_MAX_OBJECTS 16
 
 struct probe_record {
-	int64_t entry_ns;  /* CLOCK_MONOTONIC when the app called vkQueuePresentKHR */
-	int64_t return_ns; /* CLOCK_MONOTONIC when the call below returned */
-	int64_t cpu_ns;    /* CLOCK_PROCESS_CPUTIME_ID just after return_ns */
+	int64_t entry_ns;             /* CLOCK_MONOTONIC when the app called vkQueuePresentKHR */
+	int64_t return_ns;            /* CLOCK_MONOTONIC when the call below returned */
+	int64_t cpu_ns;               /* CLOCK_PROCESS_CPUTIME_ID just after return_ns */
+	int64_t thread_entry_cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID just before entry_ns */
+	int64_t thread_return_cpu_ns; /* CLOCK_THREAD_CPUTIME_ID just after return_ns */
+	uint64_t swapchain;           /* the first swapchain presented to */
 	int32_t result;
 	int32_t swapchain_count;
 };
@@ -85,7 +99,7 @@ static void records_prepare_locked(void)
 	const char *frames_env = getenv("LOWLAT_PROBE_FRAMES");
 	uint64_t frames = PROBE_DEFAULT_FRAMES;
 
-	if (records || !getenv("LOWLAT_PROBE_CSV"))
+	if (records || !getenv(PROBE_CSV_ENV))
 		return;
 	if (frames_env && strtoull(frames_env, NULL, 10) > 0)
 		frames = strtoull(frames_env, NULL, 10);
@@ -104,7 +118,7 @@ static void records_prepare_locked(void)
  * does nothing. */
 static void records_write_locked(void)
 {
-	const char *path = getenv("LOWLAT_PROBE_CSV");
+	const char *path = getenv(PROBE_CSV_ENV);
 	uint64_t count = atomic_load(&next_slot);
 	uint64_t stored = count < record_capacity ? count : record_capacity;
 	FILE *f;
@@ -117,11 +131,14 @@ static void records_write_locked(void)
 		fprintf(stderr, "lowlat-probe: cannot write %s: %s\n", path, strerror(errno));
 		return;
 	}
-	fprintf(f, "present,entry_ns,return_ns,cpu_ns,result,swapchains\n");
+	fprintf(f, "present,entry_ns,return_ns,cpu_ns,result,swapchains,thread_entry_cpu_ns,"
+	           "thread_return_cpu_ns,swapchain\n");
 	for (uint64_t i = 0; i < stored; i++)
-		fprintf(f, "%llu,%lld,%lld,%lld,%d,%d\n", (unsigned long long)i,
+		fprintf(f, "%llu,%lld,%lld,%lld,%d,%d,%lld,%lld,%llu\n", (unsigned long long)i,
 		        (long long)records[i].entry_ns, (long long)records[i].return_ns,
-		        (long long)records[i].cpu_ns, records[i].result, records[i].swapchain_count);
+		        (long long)records[i].cpu_ns, records[i].result, records[i].swapchain_count,
+		        (long long)records[i].thread_entry_cpu_ns, (long long)records[i].thread_return_cpu_ns,
+		        (unsigned long long)records[i].swapchain);
 	if (fclose(f) != 0)
 		fprintf(stderr, "lowlat-probe: error writing %s: %s\n", path, strerror(errno));
 	if (count > stored)
@@ -298,6 +315,7 @@ static VKAPI_ATTR void VKAPI_CALL probe_DestroyDevice(VkDevice device, const VkA
 
 static VKAPI_ATTR VkResult VKAPI_CALL probe_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info)
 {
+	int64_t thread_entry_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int64_t entry_ns = clock_ns(CLOCK_MONOTONIC);
 	PFN_vkQueuePresentKHR present = NULL;
 	struct probe_device *slot;
@@ -312,6 +330,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL probe_QueuePresentKHR(VkQueue queue, const
 
 	VkResult result = present(queue, info);
 	int64_t return_ns = clock_ns(CLOCK_MONOTONIC);
+	int64_t thread_return_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	if (records) {
 		uint64_t i = atomic_fetch_add(&next_slot, 1);
@@ -319,8 +338,11 @@ static VKAPI_ATTR VkResult VKAPI_CALL probe_QueuePresentKHR(VkQueue queue, const
 			records[i].entry_ns = entry_ns;
 			records[i].return_ns = return_ns;
 			records[i].cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+			records[i].thread_entry_cpu_ns = thread_entry_cpu_ns;
+			records[i].thread_return_cpu_ns = thread_return_cpu_ns;
 			records[i].result = result;
 			records[i].swapchain_count = (int32_t)info->swapchainCount;
+			records[i].swapchain = info->swapchainCount ? (uint64_t)info->pSwapchains[0] : 0;
 		}
 	}
 	return result;
