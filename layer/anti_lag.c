@@ -112,7 +112,7 @@ static VKAPI_ATTR void VKAPI_CALL lowlat_AntiLagUpdateAMD(VkDevice device, const
 	}
 	/* lowlat's cap first, on the calling (game) thread; then the layer below's own delay. */
 	if (paced) {
-		lowlat_point_sleep_until(release);
+		lowlat_point_sleep_until(release, LOWLAT_WAIT_PRECISE);
 		lowlat_point_woke(dev, handle, lowlat_now_ns());
 	} else if (found) {
 		lowlat_point_woke(dev, handle, now);

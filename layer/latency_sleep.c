@@ -513,7 +513,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	if (l->mode == LOWLAT_LATENCY_NATIVE) {
 		/* lowlat's cap: waited here, on the calling (game) thread, before the driver's own sleep. */
 		if (paced) {
-			lowlat_point_sleep_until(release);
+			lowlat_point_sleep_until(release, LOWLAT_WAIT_PRECISE);
 			lowlat_point_woke(dev, swapchain, lowlat_now_ns());
 		}
 		return dev->vk.LatencySleepNV(device, swapchain, info);
@@ -666,7 +666,7 @@ static VkResult wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *info
 				continue;
 			l->book.items[i].claimed = true;
 			pthread_mutex_unlock(&l->lock);
-			lowlat_point_sleep_until(release);
+			lowlat_point_sleep_until(release, LOWLAT_WAIT_PRECISE);
 			pthread_mutex_lock(&l->lock);
 			signal_claimed_locked(dev, i);
 			/* The item moved or went; the book is scanned again for the next semaphore. */

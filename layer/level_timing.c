@@ -208,7 +208,7 @@ static void follow_late(struct lowlat_frame *f)
 	t->after_release_ns += moved - t->target_ns;
 	t->target_ns = moved;
 	t->cadence_moves++;
-	lowlat_sleep_until_ns(&sc->sleeper, moved - t->lead_ns);
+	lowlat_sleep_until_ns(&sc->sleeper, moved - t->lead_ns, LOWLAT_WAIT_COVERED);
 }
 
 /* In FIFO_LATEST_READY, frame N missed its refresh (its target has passed and it is not shown)

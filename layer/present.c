@@ -160,7 +160,8 @@ static void release(struct lowlat_present_call *c, int64_t now_ns)
 	c->t.wait_end_ns = lowlat_now_ns();
 	if (c->waiter) {
 		struct lowlat_frame *w = c->waiter;
-		lowlat_sleep_until_ns(&w->sc->sleeper, w->release_ns);
+		lowlat_sleep_until_ns(&w->sc->sleeper, w->release_ns,
+		                      w->grid || w->level_paced ? LOWLAT_WAIT_COVERED : LOWLAT_WAIT_PRECISE);
 		c->t.wait_end_ns = lowlat_now_ns();
 		if (!w->grid && !w->level_paced)
 			lowlat_cpu_woke(w->sc, w->release_ns, now_ns, c->t.wait_end_ns);

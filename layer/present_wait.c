@@ -176,7 +176,7 @@ static void wait_point(struct lowlat_device *dev, struct lowlat_swapchain *sc, u
 	if (!claimed)
 		return;
 	int64_t begin_ns = lowlat_now_ns();
-	lowlat_point_sleep_until(r.release_ns);
+	lowlat_point_sleep_until(r.release_ns, display ? LOWLAT_WAIT_COVERED : LOWLAT_WAIT_PRECISE);
 	int64_t end_ns = lowlat_now_ns();
 	pthread_mutex_lock(&pw->lock.mutex);
 	pw->paced += r.release_ns > begin_ns;

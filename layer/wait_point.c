@@ -148,13 +148,13 @@ void lowlat_point_summary(struct lowlat_device *dev, const struct lowlat_swapcha
 static _Thread_local struct lowlat_sleeper thread_sleeper;
 static _Thread_local bool thread_sleeper_ready;
 
-void lowlat_point_sleep_until(int64_t deadline_ns)
+void lowlat_point_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
 {
 	if (!thread_sleeper_ready) {
 		lowlat_sleeper_init(&thread_sleeper);
 		thread_sleeper_ready = true;
 	}
-	lowlat_sleep_until_ns(&thread_sleeper, deadline_ns);
+	lowlat_sleep_until_ns(&thread_sleeper, deadline_ns, tolerance_ns);
 }
 
 int64_t lowlat_point_sleep_locked(struct lowlat_swapchain *sc, enum lowlat_wait_point point, bool app_here,

@@ -114,9 +114,10 @@ int64_t lowlat_point_sleep_locked(struct lowlat_swapchain *sc, enum lowlat_wait_
 /* how: the words after the point's name in its line; app_cap: the app's own cap in words. */
 void lowlat_point_say(enum lowlat_wait_point point, const struct lowlat_point_say *say, const char *how,
                       const char *app_cap);
-/* A wait point's precise sleep, on the app's calling thread (its game thread, or the thread that
- * waits for its presents), with that thread's own sleeper: threads never share one. */
-void lowlat_point_sleep_until(int64_t deadline_ns);
+/* A wait point's sleep, on the app's calling thread (its game thread, or the thread that
+ * waits for its presents), with that thread's own sleeper: threads never share one; tolerance_ns
+ * as lowlat_sleep_until_ns's (clock.h). */
+void lowlat_point_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
 /* The latest sleep's end, for the log, once the precise sleep returned (looked up again: the app may
  * have destroyed the swapchain meanwhile where its call named none). */
 void lowlat_point_woke(struct lowlat_device *dev, VkSwapchainKHR swapchain, int64_t end_ns);

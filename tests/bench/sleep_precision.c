@@ -7,8 +7,11 @@
  * Methods, all through timing.c's lowlat_sleep_until_ns with a differently configured sleeper:
  *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
  *   slack1ns    the same with the timer slack lowered to 1 ns for the sleep
- *   tail100us   slack 1 ns, sleep to deadline - 100 us, spin the rest (likewise 200, 300, 500, 1000)
- *   adaptive    slack 1 ns, tail = the largest recent overshoot + 1/4, bounded [50 us, 1 ms]
+ *   tail200us   slack 1 ns, sleep to deadline - 200 us, spin the rest (likewise 500, 1000)
+ *   adaptive    timing.c's default: two sleeps, then a spin as long as the short sleep's overshoot
+ *               needs (all but the 4 largest of the last 256 covered)
+ *   escapesN    the same, all but the N largest covered (1, 8, 16)
+ *   covered     timing.c's default with LOWLAT_WAIT_COVERED: one sleep, no spin
  * The methods take turns wait by wait, in a shuffled order, so noise on a shared machine hits them
  * all alike.
  *
@@ -19,7 +22,8 @@
  * --grid-csv is the machine's floor for tools/bench-limiter: one method (default adaptive) waits for
  * N deadlines of lowlat's own pacer (pace.c) at a cap of F, with no Vulkan and no app around it,
  * and each wake-up is written as a row of the bench probe's CSV (present,entry_ns,return_ns,cpu_ns,
- * result,swapchains; entry = return = the wake-up). The interval errors of those rows are what this
+ * result,swapchains,thread_entry_cpu_ns,thread_return_cpu_ns; entry = return = the wake-up, the
+ * thread CPU times around the wait). The interval errors of those rows are what this
  * machine lets any waiter reach in that minute: what is left of a limiter's error above them is the
  * limiter's.
  */
@@ -40,7 +44,7 @@ struct method {
 	const char *name;
 	struct lowlat_sleeper sleeper;
 	int64_t *error_ns;
-	int64_t cpu_ns, tail_sum_ns;
+	int64_t cpu_ns, tail_sum_ns, tolerance_ns;
 	int early;
 };
 
@@ -105,15 +109,19 @@ static int grid(struct method *m, const char *path, double fps, int waits)
 	}
 	lowlat_pacer_init(&pacer);
 	lowlat_pacer_set_mfps(&pacer, lowlat_fps_to_mfps(fps));
-	fprintf(f, "present,entry_ns,return_ns,cpu_ns,result,swapchains\n");
+	fprintf(f, "present,entry_ns,return_ns,cpu_ns,result,swapchains,thread_entry_cpu_ns,"
+	           "thread_return_cpu_ns\n");
 	for (int i = 0; i < waits; i++) {
 		int64_t deadline = lowlat_pacer_next_deadline(&pacer, lowlat_now_ns());
+		int64_t cpu0 = thread_cpu_ns();
 
-		lowlat_sleep_until_ns(&m->sleeper, deadline);
+		lowlat_sleep_until_ns(&m->sleeper, deadline, m->tolerance_ns);
 		int64_t woke = lowlat_now_ns();
+		int64_t cpu1 = thread_cpu_ns();
 
 		lowlat_pacer_released(&pacer, deadline, woke);
-		fprintf(f, "%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",0,1\n", i, woke, woke, process_cpu_ns());
+		fprintf(f, "%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",0,1,%" PRId64 ",%" PRId64 "\n", i, woke,
+		        woke, process_cpu_ns(), cpu0, cpu1);
 	}
 	return fclose(f) ? 1 : 0;
 }
@@ -122,8 +130,8 @@ int main(int argc, char **argv)
 {
 	int waits = 1000, hogs = 0;
 	int64_t interval_ns = 16600000; /* 16.6 ms: a 60 fps frame */
-	struct method methods[8] = {0};
-	int nmethods = 8;
+	struct method methods[10] = {0};
+	int nmethods = 10;
 	pthread_t hog_threads[64];
 	const char *grid_csv = NULL, *only = "adaptive";
 	double fps = 0;
@@ -156,13 +164,18 @@ int main(int argc, char **argv)
 
 	fixed(&methods[0], "plain", 0, true);
 	fixed(&methods[1], "slack1ns", 0, false);
-	fixed(&methods[2], "tail100us", 100 * NS_PER_US, false);
-	fixed(&methods[3], "tail200us", 200 * NS_PER_US, false);
-	fixed(&methods[4], "tail300us", 300 * NS_PER_US, false);
-	fixed(&methods[5], "tail500us", 500 * NS_PER_US, false);
-	fixed(&methods[6], "tail1000us", 1000 * NS_PER_US, false);
-	methods[7].name = "adaptive";
-	lowlat_sleeper_init(&methods[7].sleeper);
+	fixed(&methods[2], "tail200us", 200 * NS_PER_US, false);
+	fixed(&methods[3], "tail500us", 500 * NS_PER_US, false);
+	fixed(&methods[4], "tail1000us", 1000 * NS_PER_US, false);
+	static const char *const adaptive_names[] = {"adaptive", "escapes1", "escapes8", "escapes16",
+	                                             "covered"};
+	static const uint32_t escapes[] = {0, 1, 8, 16, 0};
+	for (int a = 0; a < 5; a++) {
+		methods[5 + a].name = adaptive_names[a];
+		lowlat_sleeper_init(&methods[5 + a].sleeper);
+		methods[5 + a].sleeper.escapes = escapes[a];
+		methods[5 + a].tolerance_ns = a == 4 ? LOWLAT_WAIT_COVERED : LOWLAT_WAIT_PRECISE;
+	}
 	if (grid_csv) {
 		if (!(fps > 0 && fps <= 10000)) {
 			fprintf(stderr, "sleep_precision: --grid-csv needs --fps in (0, 10000]\n");
@@ -186,7 +199,7 @@ int main(int argc, char **argv)
 	       (double)interval_ns / 1e6, hogs);
 	uint32_t seed = 1;
 	for (int i = 0; i < waits; i++) {
-		int order[8];
+		int order[10];
 
 		/* A fresh order each round: a method that spins leaves the thread with less scheduler
 		 * credit, which delays the next wake-up, so a fixed order would bias the method after
@@ -206,7 +219,7 @@ int main(int argc, char **argv)
 			int64_t tail = me->sleeper.tail_ns;
 			int64_t cpu0 = thread_cpu_ns();
 
-			lowlat_sleep_until_ns(&me->sleeper, deadline);
+			lowlat_sleep_until_ns(&me->sleeper, deadline, me->tolerance_ns);
 			int64_t woke = lowlat_now_ns();
 			me->cpu_ns += thread_cpu_ns() - cpu0;
 			me->error_ns[i] = woke - deadline;

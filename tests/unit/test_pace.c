@@ -23,10 +23,11 @@ static int64_t fake_now(void *ctx)
 	return ((struct fake *)ctx)->now_ns;
 }
 
-static void fake_sleep_until(void *ctx, int64_t deadline_ns)
+static void fake_sleep_until(void *ctx, int64_t deadline_ns, int64_t tolerance_ns)
 {
 	struct fake *f = ctx;
 
+	(void)tolerance_ns;
 	f->sleeps++;
 	if (deadline_ns > f->now_ns)
 		f->now_ns = deadline_ns;
@@ -48,7 +49,7 @@ static int64_t late_frame(struct lowlat_pacer *p, int64_t work_ns)
 {
 	timeline.now_ns += work_ns;
 	int64_t deadline = lowlat_pacer_next_deadline(p, fake_clock.now_ns(fake_clock.ctx));
-	fake_clock.sleep_until_ns(fake_clock.ctx, deadline);
+	fake_clock.sleep_until_ns(fake_clock.ctx, deadline, LOWLAT_WAIT_PRECISE);
 	return fake_clock.now_ns(fake_clock.ctx);
 }
 
@@ -231,7 +232,7 @@ static void swapchains_in_one_call(void)
 		int64_t da = lowlat_pacer_next_deadline(&a, timeline.now_ns);
 		int64_t db = lowlat_pacer_next_deadline(&b, timeline.now_ns);
 		d = da > db ? da : db;
-		fake_clock.sleep_until_ns(fake_clock.ctx, d);
+		fake_clock.sleep_until_ns(fake_clock.ctx, d, LOWLAT_WAIT_PRECISE);
 		CHECK_EQ_I64(d, grid(t0, n, 60000));
 	}
 	CHECK_EQ_I64(a.reanchors + b.reanchors, 0);
