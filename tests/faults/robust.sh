@@ -9,9 +9,10 @@
 #                                  leave the swapchain working), and lowlat must free all it
 #                                  allocated, through the allocator it came from.
 #   robust.sh memory APP PRESENTS  lowlat's memory over a long run: lowlat holds as many blocks of
-#                                  the app's allocators after PRESENTS presents as after the warm-up,
-#                                  and counted every present. Prints the measurement (all blocks of
-#                                  each allocator, the heap, RSS).
+#                                  the app's allocators, and of malloc, after PRESENTS presents as
+#                                  after the warm-up; the process's heap and RSS grew by less than
+#                                  a leak of a block every few presents would make them (robust.c,
+#                                  run_memory, says why each bound); and lowlat counted every present.
 # Under tests/run --sanitize=address LeakSanitizer checks the whole process at exit as well.
 . "$(dirname "$0")/../e2e/lib.sh"
 
