@@ -63,19 +63,33 @@ show_sanitizer_report() {
 # E2E_LAYERS_UNDER (explicit layers) go below validation, directly above the driver: the virtual
 # display (tests/vdisplay), whose manifest directory the caller adds with VK_ADD_LAYER_PATH.
 # E2E_LAYERS_BELOW (explicit layers, colon-separated) go between lowlat and validation, e.g. the
-# fault injection of tests/faults.
+# fault injection of tests/faults. With E2E_PROBE=1 the bench probe (tests/bench/probe) sits on top,
+# above lowlat, and writes $e2e_tmp/NAME.probe.csv: each present's return as the app saw it, the
+# outside measurement the rate checks read (probe_rate); its twin right under lowlat writes
+# NAME.below.csv: when the driver's present returned, so that how long lowlat held each frame is
+# known from outside too.
 run_validated() {
 	local name=$1
 	shift
 	local out="$e2e_tmp/$name.out" vvl="$e2e_tmp/$name.vvl"
 	local rc=0
 	local lowlat=${E2E_LOWLAT:-1}
+	local top= probe_path=${VK_ADD_LAYER_PATH:-}
+	if [ "${E2E_PROBE:-0}" = 1 ]; then
+		# lowlat named after the probe: an implicit layer named in VK_INSTANCE_LAYERS is enabled
+		# there, below the probe, instead of above every named layer.
+		top=VK_LAYER_LOWLAT_bench_probe:VK_LAYER_LOWLAT_limiter:VK_LAYER_LOWLAT_bench_probe_below
+		probe_path=$E2E_PROBE_DIR${probe_path:+:$probe_path}
+		rm -f "$e2e_tmp/$name.probe.csv" "$e2e_tmp/$name.below.csv"
+	fi
 	# The same settings as a settings file too: validation before 1.3.250 reads only that.
 	printf '%s\n' "khronos_validation.report_flags = error,warn" \
 		"khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG" \
 		"khronos_validation.log_filename = $vvl" >"$e2e_tmp/vk_layer_settings.txt"
 	ENABLE_LOWLAT_LAYER=$lowlat LOWLAT_VERBOSE=${LOWLAT_VERBOSE:-1} \
-		VK_INSTANCE_LAYERS="${E2E_LAYERS_BELOW:+$E2E_LAYERS_BELOW:}VK_LAYER_KHRONOS_validation${E2E_LAYERS_UNDER:+:$E2E_LAYERS_UNDER}" \
+		VK_ADD_LAYER_PATH="$probe_path" LOWLAT_PROBE_CSV="$e2e_tmp/$name.probe.csv" \
+		LOWLAT_PROBE_BELOW_CSV="$e2e_tmp/$name.below.csv" \
+		VK_INSTANCE_LAYERS="${top:+$top:}${E2E_LAYERS_BELOW:+$E2E_LAYERS_BELOW:}VK_LAYER_KHRONOS_validation${E2E_LAYERS_UNDER:+:$E2E_LAYERS_UNDER}" \
 		VK_KHRONOS_VALIDATION_REPORT_FLAGS=error,warn \
 		VK_KHRONOS_VALIDATION_VALIDATE_SYNC=true \
 		VK_KHRONOS_VALIDATION_DEBUG_ACTION=VK_DBG_LAYER_ACTION_LOG_MSG \
@@ -88,6 +102,14 @@ run_validated() {
 	[ "$rc" != 124 ] || fail "$name hung: still running after ${E2E_CLIENT_TIMEOUT:-60} s"
 	[ "$rc" = 0 ] || fail "$name exited with status $rc"
 	check_chain "$out" "$lowlat"
+	if [ "${E2E_PROBE:-0}" = 1 ]; then
+		case $(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ') in
+		*VK_LAYER_LOWLAT_bench_probe_below*VK_LAYER_LOWLAT_limiter*VK_LAYER_LOWLAT_bench_probe*) ;;
+		*) fail "$name: the probes are not one above and one below lowlat in the chain" ;;
+		esac
+		[ -s "$e2e_tmp/$name.probe.csv" ] && [ -s "$e2e_tmp/$name.below.csv" ] ||
+			fail "$name: the probes wrote no $name.probe.csv or $name.below.csv"
+	fi
 	if [ -s "$vvl" ]; then
 		head -c 4000 "$vvl" >&2
 		fail "$name: the validation layer reported the messages above"
@@ -106,6 +128,19 @@ check_chain() {
 	"0: "*VK_LAYER_KHRONOS_validation*) ;;
 	*) fail "expected validation$([ "$2" = 0 ] || echo " below lowlat") in the chain, the loader inserted: $order" ;;
 	esac
+}
+
+# probe_rate NAME [probe_stats.py options]: the rate and intervals of run NAME's presents measured
+# by the probe above lowlat (E2E_PROBE=1), one line of key=value pairs (tests/e2e/probe_stats.py).
+probe_rate() {
+	local name=$1
+	shift
+	python3 "$(dirname "${BASH_SOURCE[0]}")/probe_stats.py" "$e2e_tmp/$name.probe.csv" "$@"
+}
+
+# probe_value LINE KEY: a value out of probe_rate's line.
+probe_value() {
+	sed -n "s/.*\b$2=\([^ ]*\).*/\1/p" <<<"$1"
 }
 
 # summary_presents LOG [EXTENT]: the presents in lowlat's summary lines (LOWLAT_VERBOSE=1, printed
