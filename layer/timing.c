@@ -19,10 +19,11 @@
 #define NS_PER_S 1000000000ll
 
 /* The tail covers all but the `escapes` largest short-sleep overshoots of the window: each one it
- * leaves out is a release late by the excess, which costs two frame intervals their precision (the
- * late one and the short one after it). 4 of 256 keeps those under the 1% a frame-interval 99th
- * percentile can hide; covering every one costs a spin as long as the rarest overshoot on every frame. */
-#define LOWLAT_TAIL_ESCAPES 4
+ * leaves out is a release late by the excess. Covering more costs a spin as long as the rarer
+ * overshoot on every frame; on the build VM covering all but 4 of 256 cost a quarter more CPU per
+ * frame than all but 16 and bought no measurable frame-interval precision, whose 99th percentile
+ * there is set by preemptions of milliseconds (docs/measurements.md). */
+#define LOWLAT_TAIL_ESCAPES 16
 /* The lead need only cover most long-sleep overshoots: one beyond it lands in the tail or a little
  * after it, which costs at most a tail's spin, or a late release when it is longer than the lead. */
 #define LOWLAT_LEAD_ESCAPES (LOWLAT_SLEEPER_WINDOW / 10)

@@ -3,14 +3,15 @@
  *
  *   sleep_precision [--waits N] [--interval-us U] [--hog T]
  *   sleep_precision --grid-csv FILE --fps F [--waits N] [--method NAME]
+ *   sleep_precision --short [--waits N]
  *
  * Methods, all through timing.c's lowlat_sleep_until_ns with a differently configured sleeper:
  *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
  *   slack1ns    the same with the timer slack lowered to 1 ns for the sleep
  *   tail200us   slack 1 ns, sleep to deadline - 200 us, spin the rest (likewise 500, 1000)
  *   adaptive    timing.c's default: two sleeps, then a spin as long as the short sleep's overshoot
- *               needs (all but the 4 largest of the last 256 covered)
- *   escapesN    the same, all but the N largest covered (1, 8, 16)
+ *               needs (all but the 16 largest of the last 256 covered)
+ *   escapesN    the same, all but the N largest covered (1, 4, 8)
  *   covered     timing.c's default with LOWLAT_WAIT_COVERED: one sleep, no spin
  * The methods take turns wait by wait, in a shuffled order, so noise on a shared machine hits them
  * all alike.
@@ -26,6 +27,11 @@
  * thread CPU times around the wait). The interval errors of those rows are what this
  * machine lets any waiter reach in that minute: what is left of a limiter's error above them is the
  * limiter's.
+ *
+ * --short: how late a short sleep wakes right after a long one, as timing.c's second sleep does: a
+ * sleep to 16.6 ms, then one of 20 us to 800 us (1 ns slack, lengths taking turns), and a 16.6 ms
+ * sleep alone for comparison. Per length: overshoot p10/p50/p90/p95/p99/max and thread CPU per
+ * sleep in us.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -79,6 +85,44 @@ static double percentile_us(const int64_t *sorted, int n, double p)
 {
 	int i = (int)(p * (n - 1) + 0.5);
 	return (double)sorted[i] / NS_PER_US;
+}
+
+/* --short (see the top of the file). */
+static int short_sleeps(int waits)
+{
+	static const int64_t lengths_us[] = {20, 50, 100, 200, 400, 800, 16600};
+	enum { N = sizeof(lengths_us) / sizeof(lengths_us[0]) };
+	int64_t *over[N], cpu[N] = {0};
+	struct lowlat_sleeper plain = {.tail_ns = 0};
+
+	for (int k = 0; k < N; k++)
+		if (!(over[k] = calloc((size_t)waits, sizeof(int64_t))))
+			return 1;
+	for (int i = 0; i < waits; i++) {
+		for (int k = 0; k < N; k++) {
+			int64_t length = lengths_us[k] * NS_PER_US;
+			/* The long sleep first, so the short one starts on a CPU that just woke. */
+			if (length < 16600 * NS_PER_US)
+				lowlat_sleep_until_ns(&plain, lowlat_now_ns() + 16600 * NS_PER_US - length,
+				                      LOWLAT_WAIT_PRECISE);
+			int64_t cpu0 = thread_cpu_ns(), deadline = lowlat_now_ns() + length;
+			lowlat_sleep_until_ns(&plain, deadline, LOWLAT_WAIT_PRECISE);
+			over[k][i] = lowlat_now_ns() - deadline;
+			cpu[k] += thread_cpu_ns() - cpu0;
+		}
+	}
+	printf("%9s %8s %8s %8s %8s %8s %9s %11s\n", "length_us", "p10_us", "p50_us", "p90_us", "p95_us",
+	       "p99_us", "max_us", "cpu_us/wait");
+	for (int k = 0; k < N; k++) {
+		qsort(over[k], (size_t)waits, sizeof(int64_t), cmp_i64);
+		printf("%9" PRId64 " %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f %11.1f\n", lengths_us[k],
+		       percentile_us(over[k], waits, 0.10), percentile_us(over[k], waits, 0.50),
+		       percentile_us(over[k], waits, 0.90), percentile_us(over[k], waits, 0.95),
+		       percentile_us(over[k], waits, 0.99), (double)over[k][waits - 1] / NS_PER_US,
+		       (double)cpu[k] / waits / NS_PER_US);
+		free(over[k]);
+	}
+	return 0;
 }
 
 static void fixed(struct method *m, const char *name, int64_t tail_ns, bool keep_slack)
@@ -135,6 +179,7 @@ int main(int argc, char **argv)
 	pthread_t hog_threads[64];
 	const char *grid_csv = NULL, *only = "adaptive";
 	double fps = 0;
+	bool short_mode = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--waits") && i + 1 < argc)
@@ -149,11 +194,14 @@ int main(int argc, char **argv)
 			fps = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--method") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--short"))
+			short_mode = true;
 		else {
 			fprintf(stderr,
 			        "usage: %s [--waits N] [--interval-us U] [--hog T]\n"
-			        "       %s --grid-csv FILE --fps F [--waits N] [--method NAME]\n",
-			        argv[0], argv[0]);
+			        "       %s --grid-csv FILE --fps F [--waits N] [--method NAME]\n"
+			        "       %s --short [--waits N]\n",
+			        argv[0], argv[0], argv[0]);
 			return 2;
 		}
 	}
@@ -161,15 +209,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sleep_precision: need --waits >= 10, --interval-us > 0, --hog 0..64\n");
 		return 2;
 	}
+	if (short_mode)
+		return short_sleeps(waits);
 
 	fixed(&methods[0], "plain", 0, true);
 	fixed(&methods[1], "slack1ns", 0, false);
 	fixed(&methods[2], "tail200us", 200 * NS_PER_US, false);
 	fixed(&methods[3], "tail500us", 500 * NS_PER_US, false);
 	fixed(&methods[4], "tail1000us", 1000 * NS_PER_US, false);
-	static const char *const adaptive_names[] = {"adaptive", "escapes1", "escapes8", "escapes16",
+	static const char *const adaptive_names[] = {"adaptive", "escapes1", "escapes4", "escapes8",
 	                                             "covered"};
-	static const uint32_t escapes[] = {0, 1, 8, 16, 0};
+	static const uint32_t escapes[] = {0, 1, 4, 8, 0};
 	for (int a = 0; a < 5; a++) {
 		methods[5 + a].name = adaptive_names[a];
 		lowlat_sleeper_init(&methods[5 + a].sleeper);

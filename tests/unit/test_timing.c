@@ -93,19 +93,19 @@ static void two_sleeps_then_spin(void)
 	CHECK_EQ_I64(timeline.spun_ns, LOWLAT_TAIL_INITIAL_NS - 40 * US);
 }
 
-/* The tail learns the short sleep's overshoot: with short sleeps waking 30 us late and 1 in 64
- * waking 200 us late, it covers all but the 4 largest of the window (the 200 us ones when there
- * are at most 4 of them), so the spin comes down to the margin over 30 us. */
+/* The tail learns the short sleep's overshoot: with short sleeps waking 30 us late and 1 in 16
+ * waking 200 us late, it covers all but the 16 largest of the window (the 200 us ones when there
+ * are at most 16 of them), so the spin comes down to the margin over 30 us. */
 static void tail_follows_short_sleeps(void)
 {
 	/* Sleeps alternate long, short: even entries are the long sleeps' overshoots. */
-	static int64_t o[128];
+	static int64_t o[32];
 	struct lowlat_sleeper s;
 
-	for (int i = 0; i < 128; i++)
+	for (int i = 0; i < 32; i++)
 		o[i] = i % 2 ? 30 * US : 80 * US;
-	o[127] = 200 * US; /* one short sleep in 64 */
-	fake_sleeper(&s, o, 128);
+	o[31] = 200 * US; /* one short sleep in 16 */
+	fake_sleeper(&s, o, 32);
 	int64_t worst = 0;
 	for (int i = 0; i < 3 * LOWLAT_SLEEPER_WINDOW; i++) {
 		timeline.next = timeline.next / 2 * 2; /* each wait starts with its long sleep */
@@ -113,7 +113,7 @@ static void tail_follows_short_sleeps(void)
 		worst = late > worst ? late : worst;
 		CHECK(late >= 0);
 	}
-	/* 4 per window of 200 us: the 4 escapes; the tail is the 5th largest, 30 us, plus 5 us. */
+	/* 16 per window of 200 us: the 16 escapes; the tail is the 17th largest, 30 us, plus 5 us. */
 	CHECK_EQ_I64(s.tail_ns, 35 * US);
 	/* The lead covers the long sleeps' 80 us over the tail, with its 20 us margin. */
 	CHECK_EQ_I64(s.lead_ns, 35 * US + 80 * US + 20 * US);
@@ -125,16 +125,16 @@ static void tail_follows_short_sleeps(void)
 	CHECK_EQ_I64(worst, 200 * US - 35 * US);
 }
 
-/* With 8 short sleeps of 200 us in the window the tail covers them: late by nothing. */
+/* With 32 short sleeps of 200 us in the window the tail covers them: late by nothing. */
 static void tail_covers_common_overshoots(void)
 {
-	static int64_t o[64];
+	static int64_t o[16];
 	struct lowlat_sleeper s;
 
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 16; i++)
 		o[i] = i % 2 ? 30 * US : 80 * US;
-	o[63] = 200 * US; /* one short sleep in 32: 8 per window */
-	fake_sleeper(&s, o, 64);
+	o[15] = 200 * US; /* one short sleep in 8: 32 per window */
+	fake_sleeper(&s, o, 16);
 	for (int i = 0; i < 2 * LOWLAT_SLEEPER_WINDOW; i++)
 		fake_wait(&s, 16667 * US, LOWLAT_WAIT_PRECISE);
 	CHECK_EQ_I64(s.tail_ns, 205 * US);
