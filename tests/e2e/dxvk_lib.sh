@@ -6,7 +6,8 @@
 # be checked where the game sees it (its loop) and not only where lowlat waits (DXVK's submit
 # thread, which calls vkQueuePresentKHR).
 
-# skip MESSAGE: meson's exit status for a skipped test; the message says what to install.
+# skip MESSAGE: meson's exit status for a skipped test, for a missing environment only and before
+# the program runs; the message says what to install.
 skip() {
 	echo "SKIP: $*"
 	exit 77
@@ -101,45 +102,35 @@ check_dxvk_run() {
 	echo "$name: $summary"
 }
 
-# check_dxvk_cap NAME CAP: the cap held, seen from the game thread. Returns 0 when it held, 2 when
-# the program was slower than the cap after stalls lowlat reported (worth another run); fails
-# otherwise. The rule follows tests/e2e/vkcube_rate.sh: this is a shared 2-core machine where
-# other sessions stall a run for tens of ms now and then, and lowlat restarts its grid after a
-# frame that is more than an interval late (a re-anchor), so that time is lost to the rate, by
-# design. So:
-#  - the program's own frame starts (after the first 10) must never be more than 3% above CAP;
-#  - lowlat's presents, with the time it reports lost to re-anchors taken out, must be within 3%
-#    of CAP: the grid itself, whatever the machine did;
-#  - the program's frame starts more than 3% below CAP fail, unless lowlat re-anchored (2).
+# check_dxvk_cap NAME CAP: the cap held, seen from the game thread: the program's own frame starts
+# (its clock, outside lowlat), after the first 10. Returns 0 when it held, 2 when not (worth
+# another run); fails at once where lowlat does not say its limiter is on. This is a shared 2-core
+# machine where other sessions stall a run for tens of ms now and then, and lowlat restarts its
+# grid after a frame that is more than an interval late (no catch-up burst), so a stall's time is
+# lost to the mean rate, by design. So:
+#  - the median interval between frame starts must be within 1% of 1/CAP: the grid itself, which a
+#    stall does not move;
+#  - the mean rate of frame starts must be within -DXVK_RATE_LOW..+3% of CAP (DXVK lets the game
+#    thread run its frame latency ahead, so a few frames' starts bunch after a stall).
+# The bounds are sized from runs on this VM (docs/measurements.md, "end-to-end test bounds").
 check_dxvk_cap() {
 	local name=$1 cap=$2
-	local line game
+	local line game interval
 	line=$(grep '^lowlat: swapchain .* presents in ' "$e2e_tmp/$name.out" | tail -n 1)
 	case $line in
 	*"limiter "*" at "*) ;;
 	*) fail "$name: lowlat's summary does not say the limiter was on with LOWLAT_FPS=$cap: $line" ;;
 	esac
 	game=$(frame_start_fps "$e2e_tmp/$name.starts")
-	echo "$line" | awk -v fps="$cap" -v game="$game" -v name="$name" '
-	{
-		reanchors = 0; lost_ms = 0
-		for (i = 1; i <= NF; i++) {
-			if ($i == "presents" && $(i + 1) == "in") { presents = $(i - 1); seconds = $(i + 2) }
-			if ($i == "re-anchors") { reanchors = $(i - 1); lost_ms = substr($(i + 1), 2) }
-			# Releases lowlat woke late for: the grid goes on from them, their time is lost too.
-			if ($i == "late" && $(i + 1) == "releases") { late = $(i - 1); late_ms = substr($(i + 2), 2) }
-		}
-		printf "%s: lowlat lost %.1f ms to %d re-anchors and %.1f ms to %d late releases\n", name, lost_ms, reanchors, late_ms, late
-		reanchors += late; lost_ms += late_ms
-		paced = (presents - 1) / (seconds - lost_ms / 1000)
+	interval=$(frame_start_interval_ms "$e2e_tmp/$name.starts")
+	awk -v fps="$cap" -v game="$game" -v interval="$interval" -v name="$name" -v low="${DXVK_RATE_LOW:-0.03}" 'BEGIN {
 		game_err = game / fps - 1
-		paced_err = paced / fps - 1
-		printf "%s: the game thread ran at %.2f fps for a cap of %s (%+.2f%%); lowlat presented at %.2f fps without the %.1f ms it lost to %d re-anchors and late releases (%+.2f%%)\n",
-		       name, game, fps, game_err * 100, paced, lost_ms, reanchors, paced_err * 100
-		if (game_err > 0.03) { print "FAIL: the game thread ran faster than the cap"; exit 1 }
-		if (paced_err > 0.03 || paced_err < -0.03) { print "FAIL: presents off the cap even without the stalls"; exit 1 }
-		if (game_err < -0.03 && reanchors > 0) { print "slower than the cap after stalls"; exit 2 }
-		if (game_err < -0.03) { print "FAIL: the game thread ran slower than the cap without any stall"; exit 1 }
+		interval_err = interval * fps / 1000 - 1
+		printf "%s: the game thread ran at %.2f fps for a cap of %s (%+.2f%%, bounds -%.1f%%..+3%%), %.3f ms a frame at the median (%+.2f%%, bound 1%%)\n",
+		       name, game, fps, game_err * 100, low * 100, interval, interval_err * 100
+		if (interval_err > 0.01 || interval_err < -0.01) { print "outside: the median frame interval is off the cap"; exit 2 }
+		if (game_err > 0.03) { print "outside: the game thread ran faster than the cap"; exit 2 }
+		if (game_err < -low) { print "outside: the game thread ran slower than the cap"; exit 2 }
 	}'
 }
 
@@ -193,8 +184,8 @@ check_late_start() {
 # dxvk_test NAME APP COMMAND...: run COMMAND FRAMES 1 STARTS_FILE through lowlat under validation
 # (sync interval 1: V-Sync, the common game setting; DXVK asks for FIFO, which Xvfb does not
 # throttle) and check it (check_dxvk_run). With LOWLAT_FPS set, check the cap too (check_dxvk_cap):
-# a run slowed by stalls is repeated, up to 3 runs, each printed; if every run was, the test is
-# skipped with that reason, not passed.
+# a run outside its bounds is repeated, up to 3 runs, each printed; if none was within them, the
+# test fails.
 dxvk_test() {
 	local name=$1 app=$2 attempt=1 rc
 	shift 2
@@ -209,8 +200,7 @@ dxvk_test() {
 		check_dxvk_cap "$name" "$LOWLAT_FPS" || rc=$?
 		[ "$rc" = 0 ] && { check_late_start "$name"; return 0; }
 		[ "$rc" = 2 ] || fail "$name: the cap did not hold"
-		[ "$attempt" -lt 3 ] ||
-			skip "the machine is overloaded: 3 runs each lost more than 3% to stalls (each held the cap without them)"
+		[ "$attempt" -lt 3 ] || fail "$name: the cap: 3 runs, none within the bounds (above)"
 		attempt=$((attempt + 1))
 		echo "$name: run $attempt of at most 3"
 	done
