@@ -9,8 +9,8 @@ so a frame is released before the one before it is on screen unless lowlat holds
   pixel (the truth log's queued_ns against the previous shown row's time_ns), except for releases
   lowlat reports it gave up waiting for, or let go past a frame that had missed its refresh in
   FIFO_LATEST_READY (where the next frame takes its place); lowlat's summary says it held
-  releases. (Skipped, not
-  passed, when the machine stalled vkcube so long that lowlat turned the cap off.)
+  releases. (A run in which the machine stalled vkcube so long that lowlat turned the cap off is
+  run again, up to 3 runs; if every run was, the test fails.)
 - off: max_latency_frames 0: lowlat leaves the app's own queue (its summary says nothing held);
   prints how many presents queued behind an unshown one, which shows cap1 can fail.
 - uncapped: LOWLAT_FPS=0 with the default: not capping, so the app is left alone too.
@@ -22,8 +22,8 @@ so a frame is released before the one before it is on screen unless lowlat holds
   "present-wait" and waits for its own present ids with vkWaitForPresentKHR; its present log says
   fallback "wait" for every paced present ("cpu" with max_latency_frames 0: the CPU grid alone). wait-cap1 asserts what cap1 does, wait-off prints what
   cap1 prevents, wait-60 (run with --hz 120) that a 60 fps cap holds on the display (new images
-  per second within 3%, a frame never shown before the one before was, see cap1; a run slower
-  only by the time lowlat reports lost to stalls is run again, up to 3 runs, then skipped). wait-stall: the
+  per second within 3%, measured by the display, a frame never shown before the one before was, see
+  cap1; a run slower than that is run again, up to 3 runs, then fails). wait-stall: the
   display's present waits stop succeeding after request 100 (LOWLAT_VDISPLAY_WAIT_STALL_AFTER):
   as stall, lowlat's waits give up after their timeout (100 ms), said once, and after 8 in a row
   the cap is off; vkcube presents every frame and exits.
@@ -43,10 +43,8 @@ Fail = e2e_lowlat.Fail
 
 
 class Spoilt(Exception):
-    """A run the shared machine slowed, by time lowlat reports lost to stalls: run again."""
+    """A run that missed a bound the shared machine's stalls can make it miss: run again."""
 
-
-LOST = re.compile(r"(\d+) re-anchors \(([\d.]+) ms lost\), (\d+) late releases \(([\d.]+) ms\)")
 HELD = re.compile(r"lowlat: swapchain \d+x\d+: max_latency_frames (\d+) held (\d+) releases until an earlier frame "
                   r"was shown, (\d+) more gave up waiting; (\d+) released past a late frame")
 
@@ -110,8 +108,8 @@ def scenario(args, tmp):
     timeouts = int(held[0].group(3))
     if any("max_latency_frames is off for this swapchain" in ln for ln in out_lines):
         # 8 frames in a row more than 4 refreshes (7 ms) late for their targets: the shared machine
-        # stalled vkcube, which says nothing about lowlat.
-        raise e2e_lowlat.Skip("the machine is overloaded: 8 frames in a row missed their targets by 4 refreshes")
+        # stalled vkcube; run again.
+        raise Spoilt("lowlat turned max_latency_frames off: 8 frames in a row missed their targets by 4 refreshes")
     if pairs < args.frames // 2:
         raise Fail(f"only {pairs} shown frames of {args.frames}")
     superseded = int(held[0].group(4))
@@ -140,17 +138,8 @@ def check_wait_level(args, tmp, lines, rows, fps):
         raise Fail(f"the display showed {display:.2f} new images/s, faster than the cap of {fps}")
     if args.scenario == "wait-60" and display < fps * 0.97:
         # A stall of the shared machine longer than an interval re-anchors lowlat's grid (no
-        # catch-up burst), and its summary reports the time lost; a run slower only by that time
-        # was spoilt by the machine, not by lowlat.
-        lost_ms = sum(float(m.group(2)) + float(m.group(4)) for m in map(LOST.search, lines) if m)
-        steady = [r for r in rows if r["event"] == "shown"]
-        span = (steady[-1]["time_ns"] - steady[0]["time_ns"]) / 1e9 if len(steady) > 1 else 0
-        paced = (len(steady) - 1) / (span - lost_ms / 1000) if span > lost_ms / 1000 else 0
-        reason = (f"the display showed {display:.2f} new images/s, slower than the cap of {fps}; without the "
-                  f"{lost_ms:.1f} ms lowlat lost to re-anchors and late releases, {paced:.2f}")
-        if lost_ms and paced >= fps * 0.97:
-            raise Spoilt(reason)
-        raise Fail(reason)
+        # catch-up burst): its time is lost to the rate. Run again.
+        raise Spoilt(f"the display showed {display:.2f} new images/s, slower than the cap of {fps} by more than 3%")
 
 
 def main():
@@ -158,7 +147,7 @@ def main():
     ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
                                                         "wait-stall"])
     ap.add_argument("--frames", type=int, default=400)
-    ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take (wait-60)")
+    ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take (cap1, wait-cap1, wait-60)")
     args = ap.parse_args()
 
     if e2e_lowlat.cannot_run():
@@ -174,8 +163,6 @@ def run_once(args, attempt):
         scenario(args, tmp)
     except Spoilt as e:
         return 2, str(e), tmp
-    except e2e_lowlat.Skip as e:
-        return SKIP, str(e), tmp
     return 0, "", tmp
 
 

@@ -21,8 +21,9 @@ Steps after a present the app made later than its planned target are not judged 
 its grid there; a stalled frame on this shared machine does that), nor steps to a frame that
 lowlat, by its present log, released so late that it predicted it ready more than an interval
 after its deadline (the release time and lead in the log; a busy machine lengthens the lead). A run with more than 3% of its
-steps restarted or late, or whose long-run rate is off after lowlat re-anchored its grid (frames
-slower than the cap), is run again, up to 5 runs, then skipped (exit 77), not passed.
+steps restarted or late, or whose long-run rate is off after presents the app made later than their
+target (the display saw them late: a stalled machine), is run again, up to 5 runs; if none met the
+bounds, the test fails.
 """
 import os
 import re
@@ -49,7 +50,6 @@ RESTART_SLACK_NS = 1_000
 # shrinking lead restarted the grid before the last target: 2-4 a run); the share allows one or two
 # a run for what a stall of this machine may yet do that the rules above do not know.
 MAX_OFF_GRID_VRR = 0.005
-REANCHORS = re.compile(r"limiter late at [0-9.]+ fps, (\d+) re-anchors")
 DRAINS = re.compile(r"(\d+) display queue drains")
 
 
@@ -61,10 +61,7 @@ def run_once(args, attempt):
     vrr = f" (VRR from {args.vrr_min_hz} Hz)" if args.vrr_min_hz else ""
     print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz{vrr}; logs in {tmp}")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    try:
-        lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
-    except e2e_lowlat.Skip as e:
-        return SKIP, str(e), tmp
+    lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
     levels = [ln for ln in lines if "pacing level" in ln]
     if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
         raise Fail(f"expected one 'pacing level \"timing\"' line, got {levels}")
@@ -162,19 +159,17 @@ def run_once(args, attempt):
               f"refresh grid; refresh {period / 1e6:.4f} ms")
         if off_grid:
             errors.append(f"targets not on a refresh start: requests {off_grid[:10]}")
-        # Frames slower than the cap's interval (a stalled machine) make the pacer re-anchor its
-        # grid, which lowlat counts in its summary: then the steps and the rate say nothing about
-        # the grid, and the run is spoilt rather than failed.
-        reanchors = sum(int(m.group(1)) for m in map(REANCHORS.search, lines) if m)
+        # Presents the app made after their target (the display saw them late: a stalled machine)
+        # restart the grid: then the steps and the rate say little about it, and the run goes again.
         rate_errors = []
         if set(steps) - {1, 2}:
             rate_errors.append(f"targets further apart than two refreshes: {steps}")
         if abs(mean_ns / interval - 1) > 0.005:
             rate_errors.append(f"the targets' long-run step {mean_ns:.0f} ns is not the cap's {interval:.0f} ns")
-        if rate_errors and not reanchors:
+        if rate_errors and not unjudged:
             errors += rate_errors
         elif rate_errors and not errors:
-            return 2, f"{rate_errors[0]} after {reanchors} re-anchors", tmp
+            return 2, f"{rate_errors[0]} after {unjudged} late presents", tmp
         if missed:
             errors.append(f"requests ready by their target's refresh but shown on another: {missed[:10]}")
     if errors:

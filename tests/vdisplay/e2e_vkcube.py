@@ -4,7 +4,8 @@ above it; asserts from the truth log what the display showed, and that validatio
 
   e2e_vkcube.py --manifest-dir DIR --hz 60 --mode fifo --frames 240 [--expect-rate 60]
 
-Exit 77 (meson's "skipped") when there is no vkcube, no X display or no validation layer.
+Exit 77 (meson's "skipped") when there is no vkcube, no X display or no validation layer, decided
+before vkcube starts.
 """
 import argparse
 import os
@@ -14,6 +15,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_lowlat  # noqa: E402
 import vdlog  # noqa: E402
 
 MODES = {"immediate": 0, "mailbox": 1, "fifo": 2, "fifo_relaxed": 3}
@@ -38,8 +40,7 @@ def main():
     ap.add_argument("--no-validation", action="store_true")
     args = ap.parse_args()
 
-    if not shutil.which("vkcube") or not os.environ.get("DISPLAY"):
-        print("skipped: needs vkcube and an X display (run under tools/testroot)")
+    if e2e_lowlat.cannot_run(validation=not args.no_validation):
         return 77
 
     tmp = tempfile.mkdtemp(prefix="vdisplay-")
@@ -66,8 +67,8 @@ def main():
     out = p.stdout
     print(out[-2000:])
     if not args.no_validation and "Validation Layer" not in out and not os.path.exists(vlog):
-        print("skipped: the validation layer did not load")
-        return 77
+        fail("the validation layer did not load, though it is installed")
+        return 1
     if p.returncode != 0:
         fail(f"vkcube exited with {p.returncode}")
     if not os.path.exists(log):
