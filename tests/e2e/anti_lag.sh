@@ -16,14 +16,16 @@
 # virtual display; lowlat saw the extension enabled and gave the swapchain the wait point
 # "anti-lag" (said once); the summary counts every input call after the first present, all paced
 # where lowlat's cap rules and none where the app's lower maxFPS does (with the one line saying so:
-# no second cap); the game thread's own frame starts run at EXPECT_FPS (+3%, -10%); where lowlat
+# no second cap); the game thread's own frame starts run at EXPECT_FPS (+3%, -5%; a run outside goes
+# again, up to 3 runs, then the test fails: docs/measurements.md, "end-to-end test bounds"); where lowlat
 # paces, each frame starts after lowlat released it and within 1 ms at the median (Mesa's own
 # delay after lowlat's has nothing left to wait for at lowlat's cap).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dxvk_lib.sh" # frame_start_fps, check_release_to_start
 
 app=$1 manifest=$2 mode=$3 cap=$4 max_fps=$5 expect=$6 grid=${7:-display}
-name=anti-lag-$mode-$cap-$max_fps-$grid
+base=anti-lag-$mode-$cap-$max_fps-$grid
+name=$base
 frames=200
 
 found=
@@ -36,62 +38,64 @@ if [ -z "$found" ]; then
 	exit 77
 fi
 
-export LOWLAT_FPS=$cap LOWLAT_LOG=1 LOWLAT_LOG_DIR="$e2e_tmp/$name.logs"
+export LOWLAT_FPS=$cap LOWLAT_LOG=1
 export VK_ADD_LAYER_PATH="$manifest" LOWLAT_VDISPLAY_HZ=144
 export E2E_LAYERS_UNDER=VK_LAYER_MESA_anti_lag:VK_LAYER_LOWLAT_vdisplay
-export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
 if [ "$grid" = drm ]; then
 	export LOWLAT_VDISPLAY_WITHHOLD=VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2
 	export LOWLAT_REFRESH_SOURCE=fixed:144
 fi
 
-run_validated "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
-out="$e2e_tmp/$name.out"
-grep '^latency_sleep: ' "$out"
-order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
-[[ $order == *VK_LAYER_LOWLAT_vdisplay*VK_LAYER_MESA_anti_lag*VK_LAYER_KHRONOS_validation*VK_LAYER_LOWLAT_limiter* ]] ||
-	fail "$name: expected lowlat > validation > Mesa anti-lag > virtual display, the loader inserted (bottom up): $order"
-grep -qF 'lowlat: VK_AMD_anti_lag enabled by the app' "$out" || fail "$name: lowlat did not see VK_AMD_anti_lag enabled"
-[ "$(grep -c 'lowlat: swapchain 64x64: wait point "anti-lag"' "$out")" = 1 ] ||
-	fail "$name: the swapchain did not get the wait point \"anti-lag\", said once"
+# One run and its checks; returns 2 when the game thread's rate is outside its bounds (run again).
+attempt() {
+	name=$base-run$1
+	export LOWLAT_LOG_DIR="$e2e_tmp/$name.logs" LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+	run_validated "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
+	out="$e2e_tmp/$name.out"
+	grep '^latency_sleep: ' "$out"
+	order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
+	[[ $order == *VK_LAYER_LOWLAT_vdisplay*VK_LAYER_MESA_anti_lag*VK_LAYER_KHRONOS_validation*VK_LAYER_LOWLAT_limiter* ]] ||
+		fail "$name: expected lowlat > validation > Mesa anti-lag > virtual display, the loader inserted (bottom up): $order"
+	grep -qF 'lowlat: VK_AMD_anti_lag enabled by the app' "$out" || fail "$name: lowlat did not see VK_AMD_anti_lag enabled"
+	[ "$(grep -c 'lowlat: swapchain 64x64: wait point "anti-lag"' "$out")" = 1 ] ||
+		fail "$name: the swapchain did not get the wait point \"anti-lag\", said once"
 
-# The first input call comes before any present: no swapchain to pace yet.
-calls=$((frames - 1))
-[ "$mode" != antilag-off ] || calls=$((frames / 2 - 1))
-paced=$calls
-app_rules=
-if [ "$max_fps" != 0 ] && [ "$max_fps" -lt "$cap" ]; then
-	paced=0 app_rules=1
-fi
-summary=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1)
-[[ $summary == *"wait point \"anti-lag\": $calls sleeps, $paced paced"* ]] ||
-	fail "$name: lowlat's summary does not count $calls input calls, $paced paced: $summary"
-if [ "$max_fps" != 0 ]; then
-	want="lowlat's lower cap is the one limiter"
-	[ -z "$app_rules" ] || want="lowlat adds no cap of its own"
-	grep -q "the app limits its own frame rate (maxFPS $max_fps); $want" "$out" ||
-		fail "$name: no line saying which of the two limiters rules ($want)"
-fi
-if [ "$mode" = antilag-off ]; then
-	grep -q 'lowlat: swapchain 64x64: wait point "present" again (the app turned anti-lag off)' "$out" ||
-		fail "$name: lowlat did not give the wait back to the present when the app turned anti-lag off"
-fi
+	# The first input call comes before any present: no swapchain to pace yet.
+	calls=$((frames - 1))
+	[ "$mode" != antilag-off ] || calls=$((frames / 2 - 1))
+	paced=$calls
+	app_rules=
+	if [ "$max_fps" != 0 ] && [ "$max_fps" -lt "$cap" ]; then
+		paced=0 app_rules=1
+	fi
+	summary=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1)
+	[[ $summary == *"wait point \"anti-lag\": $calls sleeps, $paced paced"* ]] ||
+		fail "$name: lowlat's summary does not count $calls input calls, $paced paced: $summary"
+	if [ "$max_fps" != 0 ]; then
+		want="lowlat's lower cap is the one limiter"
+		[ -z "$app_rules" ] || want="lowlat adds no cap of its own"
+		grep -q "the app limits its own frame rate (maxFPS $max_fps); $want" "$out" ||
+			fail "$name: no line saying which of the two limiters rules ($want)"
+	fi
+	if [ "$mode" = antilag-off ]; then
+		grep -q 'lowlat: swapchain 64x64: wait point "present" again (the app turned anti-lag off)' "$out" ||
+			fail "$name: lowlat did not give the wait back to the present when the app turned anti-lag off"
+	fi
 
-game=$(frame_start_fps "$e2e_tmp/$name.starts")
-echo "$name: the game thread ran at $game fps, expected $expect"
-awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.90) }' ||
-	fail "$name: the game thread ran at $game fps, not $expect"
+	game=$(frame_start_fps "$e2e_tmp/$name.starts")
+	echo "$name: the game thread ran at $game fps, expected $expect (-5%..+3%)"
+	awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.95) }' || return 2
 
-[ "$mode" = antilag ] && [ -z "$app_rules" ] || exit 0
-check_release_to_start "$name" 1
-[ "$grid" = drm ] || exit 0
+	[ "$mode" = antilag ] && [ -z "$app_rules" ] || return 0
+	check_release_to_start "$name" 1
+	[ "$grid" = drm ] || return 0
 
-# On the refresh grid: the swapchain's one pacing-level line says "drm", and from the 10th present
-# on at least 90% of the log's rows are "drm" with the vblank planned for the frame and the lead,
-# the input call that started the frame having ended at that vblank minus the lead (1 ms at the
-# median: the wait's wake-up; a release meant for another frame is a whole refresh off or more).
-grep -q 'lowlat: swapchain 64x64: pacing level "drm"' "$out" || fail "$name: the swapchain is not on pacing level \"drm\""
-python3 - "$e2e_tmp/$name.logs" "$name" <<'PY' || fail "$name: the input calls were not released on the refresh grid"
+	# On the refresh grid: the swapchain's one pacing-level line says "drm", and from the 10th present
+	# on at least 90% of the log's rows are "drm" with the vblank planned for the frame and the lead,
+	# the input call that started the frame having ended at that vblank minus the lead (1 ms at the
+	# median: the wait's wake-up; a release meant for another frame is a whole refresh off or more).
+	grep -q 'lowlat: swapchain 64x64: pacing level "drm"' "$out" || fail "$name: the swapchain is not on pacing level \"drm\""
+	python3 - "$e2e_tmp/$name.logs" "$name" <<'PY' || fail "$name: the input calls were not released on the refresh grid"
 import csv, glob, statistics, sys
 rows = list(csv.DictReader(line for line in open(glob.glob(sys.argv[1] + "/*.csv")[0]) if not line.startswith("#")))[10:]
 grid = [r for r in rows if r["fallback"] == "drm" and r["target_ns"] and r["predicted_ready_ns"] and r["wait_end_ns"]]
@@ -104,3 +108,12 @@ if len(grid) < 0.9 * len(rows):
 if not -0.05 <= med <= 1.0:
     sys.exit(f"the input calls end {med:+.3f} ms from the release planned, not within [0, 1] ms")
 PY
+}
+
+for n in 1 2 3; do
+	rc=0
+	attempt "$n" || rc=$?
+	[ "$rc" = 0 ] && exit 0
+	[ "$rc" = 2 ] || fail "$name: run $n (above)"
+done
+fail "$base: the game thread's rate outside its bounds in 3 runs (above)"

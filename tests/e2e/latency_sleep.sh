@@ -13,19 +13,20 @@
 #
 # Asserts: a clean exit and validation silent (lowlat's structs and commands never reach it); lowlat
 # provided the extension and gave the swapchain the wait point "latency-sleep"; the app's own frame
-# starts run at EXPECT_FPS (not above it by more than 3%, not below by more than 10%: a shared
-# machine stalls); each frame starts after lowlat released it, within 1 ms (wait) or 3 ms (poll:
+# starts run at EXPECT_FPS (not above it by more than 3%, not below by more than 5%; a run outside
+# goes again, up to 3 runs, then the test fails: docs/measurements.md, "end-to-end test bounds");
+# each frame starts after lowlat released it, within 1 ms (wait) or 3 ms (poll:
 # the signaler thread's wake-up plus the app's 100 us poll) at the median; with an interval and a
 # cap, the one line saying which limiter rules (and none with `stack`).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dxvk_lib.sh" # frame_start_fps, check_release_to_start
 
 app=$1 manifest=$2 mode=$3 cap=$4 interval=$5 expect=$6 stack=${7:-}
-name=latency-sleep-$mode-$cap-$interval${stack:+-stack}
+base=latency-sleep-$mode-$cap-$interval${stack:+-stack}
+name=$base
 frames=200
-export LOWLAT_FPS=$cap LOWLAT_LOG=1 LOWLAT_LOG_DIR="$e2e_tmp/$name.logs"
+export LOWLAT_FPS=$cap LOWLAT_LOG=1
 export VK_ADD_LAYER_PATH="$manifest" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=144
-export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
 [ -z "$stack" ] || export LOWLAT_STACK_LIMITERS=1
 
 # disabled: with `enabled: false` lowlat offers nothing of its own, so the app finds no extension.
@@ -39,37 +40,49 @@ if [ "$mode" = disabled ]; then
 	exit 0
 fi
 
-run_validated "$name" "$app" "$mode" "$frames" "$interval" "$e2e_tmp/$name.starts"
-out="$e2e_tmp/$name.out"
-grep '^latency_sleep: ' "$out"
-grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
-	fail "$name: lowlat did not provide VK_NV_low_latency2"
-grep -q 'lowlat: swapchain 64x64: wait point "latency-sleep"' "$out" ||
-	fail "$name: the swapchain did not get the wait point \"latency-sleep\""
-summary=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1)
-sleeps=$((frames - 1))
-[ "$mode" != stop ] || sleeps=$((frames / 2 - 1))
-[[ $summary == *"wait point \"latency-sleep\": $sleeps sleeps, $sleeps paced"* ]] ||
-	fail "$name: lowlat's summary does not count $sleeps paced sleeps: $summary"
-if [ "$mode" = stop ]; then
-	grep -q 'lowlat: swapchain 64x64: wait point "present" again (no latency sleep for 3 presents)' "$out" ||
-		fail "$name: lowlat did not take the wait back to the present when the app stopped sleeping"
-fi
-if [ "$interval" != 0 ] && [ -z "$stack" ]; then
-	grep -q "the app limits its own frame rate (minimumIntervalUs $interval us); " "$out" ||
-		fail "$name: no line saying which of the two limiters rules"
-fi
-if [ -n "$stack" ] && grep -q "the app limits its own frame rate" "$out"; then
-	fail "$name: with stack_limiters lowlat still chose one limiter"
-fi
+# One run and its checks; returns 2 when the game thread's rate is outside its bounds (run again).
+attempt() {
+	name=$base-run$1
+	export LOWLAT_LOG_DIR="$e2e_tmp/$name.logs" LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+	run_validated "$name" "$app" "$mode" "$frames" "$interval" "$e2e_tmp/$name.starts"
+	out="$e2e_tmp/$name.out"
+	grep '^latency_sleep: ' "$out"
+	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
+		fail "$name: lowlat did not provide VK_NV_low_latency2"
+	grep -q 'lowlat: swapchain 64x64: wait point "latency-sleep"' "$out" ||
+		fail "$name: the swapchain did not get the wait point \"latency-sleep\""
+	summary=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1)
+	sleeps=$((frames - 1))
+	[ "$mode" != stop ] || sleeps=$((frames / 2 - 1))
+	[[ $summary == *"wait point \"latency-sleep\": $sleeps sleeps, $sleeps paced"* ]] ||
+		fail "$name: lowlat's summary does not count $sleeps paced sleeps: $summary"
+	if [ "$mode" = stop ]; then
+		grep -q 'lowlat: swapchain 64x64: wait point "present" again (no latency sleep for 3 presents)' "$out" ||
+			fail "$name: lowlat did not take the wait back to the present when the app stopped sleeping"
+	fi
+	if [ "$interval" != 0 ] && [ -z "$stack" ]; then
+		grep -q "the app limits its own frame rate (minimumIntervalUs $interval us); " "$out" ||
+			fail "$name: no line saying which of the two limiters rules"
+	fi
+	if [ -n "$stack" ] && grep -q "the app limits its own frame rate" "$out"; then
+		fail "$name: with stack_limiters lowlat still chose one limiter"
+	fi
 
-game=$(frame_start_fps "$e2e_tmp/$name.starts")
-echo "$name: the game thread ran at $game fps, expected $expect"
-awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.90) }' ||
-	fail "$name: the game thread ran at $game fps, not $expect"
+	game=$(frame_start_fps "$e2e_tmp/$name.starts")
+	echo "$name: the game thread ran at $game fps, expected $expect (-5%..+3%)"
+	awk -v g="$game" -v e="$expect" 'BEGIN { exit !(g <= e * 1.03 && g >= e * 0.95) }' || return 2
 
-[ "$mode" != stop ] || exit 0
-# A polling game thread notices the release a poll later.
-max_ms=1
-[ "$mode" = wait ] || max_ms=3
-check_release_to_start "$name" "$max_ms"
+	[ "$mode" != stop ] || return 0
+	# A polling game thread notices the release a poll later.
+	max_ms=1
+	[ "$mode" = wait ] || max_ms=3
+	check_release_to_start "$name" "$max_ms"
+}
+
+for n in 1 2 3; do
+	rc=0
+	attempt "$n" || rc=$?
+	[ "$rc" = 0 ] && exit 0
+	[ "$rc" = 2 ] || fail "$name: run $n (above)"
+done
+fail "$base: the game thread's rate outside its bounds in 3 runs (above)"
