@@ -8,7 +8,7 @@
 # lateness is the machine's, not lowlat's pacing. Passes when, over those intervals after the first
 # 30 frames (at least half of all), the 99th percentile of |interval - 1/FPS| is at most
 # P99_BOUND_US and the median interval is within MEDIAN_BOUND_US of 1/FPS: the grid itself, which
-# the machine's late wake-ups do not move.
+# the machine's late wake-ups move by no more than the catch-up steps.
 #
 # The bound is what this shared 2-core VM meets reliably under the other sessions' load, not the
 # goal: the tight goal (a fifth of MangoHud's error, 100 us) is tools/bench-limiter's, a benchmark,
@@ -20,7 +20,9 @@
 fps=${1:-60} frames=${2:-600}
 attempts=3
 P99_BOUND_US=${E2E_P99_BOUND_US:-6000}
-MEDIAN_BOUND_US=20
+# lowlat catches up a late release in 50 us steps: a run with many late wake-ups has more than half
+# its intervals 50 us short (seen: a median 47 us short).
+MEDIAN_BOUND_US=100
 
 for n in $(seq "$attempts"); do
 	LOWLAT_FPS=$fps LOWLAT_METHOD=late E2E_PROBE=1 run_validated "run$n" vkcube --c "$frames"
