@@ -20,9 +20,8 @@
 
 /* The tail covers all but the `escapes` largest short-sleep overshoots of the window: each one it
  * leaves out is a release late by the excess. Covering more costs a spin as long as the rarer
- * overshoot on every frame; on the build VM covering all but 4 of 256 cost a quarter more CPU per
- * frame than all but 16 and bought no measurable frame-interval precision, whose 99th percentile
- * there is set by preemptions of milliseconds (docs/measurements.md). */
+ * overshoot on every frame. At 16 of 256 (the 94th percentile) lowlat's CPU per frame stayed about
+ * MangoHud's on the build VM; docs/measurements.md compares 4, 8 and 16. */
 #define LOWLAT_TAIL_ESCAPES 16
 /* The lead need only cover most long-sleep overshoots: one beyond it lands in the tail or a little
  * after it, which costs at most a tail's spin, or a late release when it is longer than the lead. */
