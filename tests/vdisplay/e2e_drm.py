@@ -42,7 +42,8 @@ from e2e_lowlat import SKIP, Fail, arg_parser, cannot_run, check_run, lowlat_env
 
 WITHHOLD = "VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2"
 # How late a release may wake before a miss is lowlat's: sleeps on this shared VM overshoot up to
-# ~1.3 ms at p99.9 (FACTS.md); 2 ms. More than 2% of the frames missing that way fails the test.
+# ~1.3 ms at p99.9 (tests/bench/sleep_precision, 2026-11-30); 2 ms. More than 2% of the frames
+# missing that way fails the test.
 RELEASE_SLACK_NS = 2_000_000
 
 
