@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <vulkan/vk_layer.h>
 
 const void *lowlat_chain_find(const void *chain, VkStructureType type)
 {
@@ -14,8 +15,10 @@ const void *lowlat_chain_find(const void *chain, VkStructureType type)
 
 /* The structures lowlat can copy: what games and translation layers (DXVK, vkd3d-proton) chain
  * to VkDeviceCreateInfo, VkSwapchainCreateInfoKHR and VkPresentInfoKHR, each guarded by the macro
- * of the header version that defines it. */
+ * of the header version that defines it; and the loader's own, which heads every device create
+ * info's chain (its layer link: lowlat_CreateDevice moves on the one in the chain it passes down). */
 #define CORE_STRUCTS(S)                                                                                      \
+	S(VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO, VkLayerDeviceCreateInfo)                              \
 	S(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, VkPhysicalDeviceFeatures2)                           \
 	S(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, VkPhysicalDeviceVulkan11Features)           \
 	S(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, VkPhysicalDeviceVulkan12Features)           \

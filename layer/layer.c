@@ -169,6 +169,22 @@ VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocat
 		device_destroy(dev, device, allocator);
 }
 
+/* The next vkCreateDevice, given the chain it is to see: the loader's layer link in that chain (the
+ * app's, or lowlat's copy of it where lowlat changed what comes after) moved on past lowlat for the
+ * call, and back after it. */
+static VkResult create_down(PFN_vkCreateDevice next_create, VkPhysicalDevice physical,
+                            const VkDeviceCreateInfo *info, const VkAllocationCallbacks *allocator,
+                            VkDevice *out)
+{
+	VkLayerDeviceCreateInfo *link = lowlat_find_device_link(info);
+	VkLayerDeviceLink *ours = link->u.pLayerInfo;
+
+	link->u.pLayerInfo = ours->pNext;
+	VkResult result = next_create(physical, info, allocator, out);
+	link->u.pLayerInfo = ours;
+	return result;
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo *info,
                                                    const VkAllocationCallbacks *allocator, VkDevice *out)
 {
@@ -211,18 +227,15 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	if (!setup.app_timing)
 		lowlat_ids_device_setup(inst, physical, &copy, &ids);
 
-	VkLayerDeviceLink *ours = link->u.pLayerInfo;
-	link->u.pLayerInfo = ours->pNext;
-	result = next_create(physical, copy.changed ? &copy.info : base, allocator, out);
+	result = create_down(next_create, physical, copy.changed ? &copy.info : base, allocator, out);
 	/* Only a refusal is retried: out of memory or a lost device must reach the app as they came. */
 	if (copy.changed &&
 	    (result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT)) {
 		setup.enable = modes.latest_ready = modes.maintenance1 = ids.enable = false;
 		setup.reason = modes.reason = modes.switch_reason = ids.reason =
 		        "the driver refused the extensions lowlat added";
-		result = next_create(physical, base, allocator, out);
+		result = create_down(next_create, physical, base, allocator, out);
 	}
-	link->u.pLayerInfo = ours;
 	lowlat_device_info_fini(&copy);
 	lowlat_latency_device_setup_fini(&latency);
 	if (result != VK_SUCCESS) {

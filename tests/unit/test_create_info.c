@@ -4,6 +4,7 @@
  * only structs every supported header version has. */
 #include "check.h"
 #include "create_info.h"
+#include "plumbing.h"
 
 #include <stdlib.h>
 
@@ -98,6 +99,31 @@ static void test_feature_ored(void)
 	lowlat_device_info_fini(&d);
 }
 
+/* As the loader calls a layer: its layer link heads the chain, in front of the app's structs. The
+ * copy carries a copy of the link (lowlat_CreateDevice moves that one on), the app's stays. */
+static void test_feature_behind_loader_link(void)
+{
+	VkPhysicalDevicePresentIdFeaturesKHR id = {
+	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_ID_FEATURES_KHR};
+	VkLayerDeviceLink next = {0};
+	VkLayerDeviceCreateInfo link = {.sType = VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO,
+	                                .pNext = &id,
+	                                .function = VK_LAYER_LINK_INFO,
+	                                .u.pLayerInfo = &next};
+	VkDeviceCreateInfo app = app_info(&link);
+	struct lowlat_device_info d;
+
+	lowlat_device_info_init(&d, &app);
+	CHECK(lowlat_device_info_enable(&d, &want_present_id, sizeof(want_present_id)) == NULL);
+	const VkLayerDeviceCreateInfo *clink = d.info.pNext;
+	CHECK(clink != &link && clink->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
+	      clink->function == VK_LAYER_LINK_INFO && clink->u.pLayerInfo == &next);
+	CHECK(lowlat_find_device_link(&d.info) == clink && lowlat_find_device_link(&app) == &link);
+	const VkPhysicalDevicePresentIdFeaturesKHR *cid = clink->pNext;
+	CHECK(cid != &id && cid->presentId && !id.presentId && link.pNext == &id);
+	lowlat_device_info_fini(&d);
+}
+
 /* A struct of unknown size in front of the one to change: nothing changed, and why. */
 static void test_feature_uncopyable(void)
 {
@@ -165,6 +191,7 @@ int main(void)
 	RUN(test_names);
 	RUN(test_feature_added);
 	RUN(test_feature_ored);
+	RUN(test_feature_behind_loader_link);
 	RUN(test_feature_uncopyable);
 	RUN(test_fixed_storage);
 	RUN(test_without);
