@@ -72,6 +72,8 @@ struct engine {
 	PFN_vkSetLatencyMarkerNV SetLatencyMarkerNV;
 	PFN_vkGetSwapchainTimingPropertiesEXT GetSwapchainTimingPropertiesEXT;
 	PFN_vkGetSwapchainTimeDomainPropertiesEXT GetSwapchainTimeDomainPropertiesEXT;
+	PFN_vkGetPastPresentationTimingEXT GetPastPresentationTimingEXT;
+	PFN_vkSetSwapchainPresentTimingQueueSizeEXT SetSwapchainPresentTimingQueueSizeEXT;
 
 	/* The swapchain: replaced by the submit thread only (see the file comment). */
 	pthread_mutex_t sc_lock;
@@ -86,6 +88,10 @@ struct engine {
 	VkPresentModeKHR modes[3];
 	uint32_t mode_count;
 	uint64_t time_domain_id;
+	uint64_t query_domain_id; /* the swapchain's present-stage-local time domain (else its first) */
+	int64_t target_offset_ns; /* targets on query_domain_id: its first-pixel clock - CLOCK_MONOTONIC */
+	int64_t *reported;        /* --timing-queries: the first pixels reported back, in order */
+	unsigned reported_count;
 	int64_t refresh_ns; /* 0: not known (yet) */
 	int64_t last_target_ns;
 
@@ -190,6 +196,18 @@ static VkResult create_device(struct engine *e, bool *skip)
 
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 		return r;
+	/* And those the enabled layers provide, which a layer may list only when asked by its name
+	 * (Arm's WSI layer does), as an app that enables layers looks for them. */
+	VkLayerProperties layers[16];
+	uint32_t layer_count = 16;
+	if (vkEnumerateDeviceLayerProperties(e->physical, &layer_count, layers) >= VK_SUCCESS) {
+		for (uint32_t l = 0; l < layer_count && count < 512; l++) {
+			uint32_t more = 512 - count;
+			if (vkEnumerateDeviceExtensionProperties(e->physical, layers[l].layerName, &more,
+			                                         available + count) >= VK_SUCCESS)
+				count += more;
+		}
+	}
 	names[n++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	e->has_present_id = has_extension(available, count, VK_KHR_PRESENT_ID_EXTENSION_NAME);
 	if (e->has_present_id)
@@ -209,12 +227,20 @@ static VkResult create_device(struct engine *e, bool *skip)
 			printf("%s: swapchain_maintenance1 not offered: no per-present mode switching\n",
 			       e->o->name);
 	}
-	if (e->o->target_fps > 0 && has_extension(available, count, VK_EXT_PRESENT_TIMING_EXTENSION_NAME) &&
-	    has_extension(available, count, VK_KHR_PRESENT_ID_2_EXTENSION_NAME) &&
-	    has_extension(available, count, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)) {
+	/* Present timing needs the KHR calibrated timestamps; a layer over a driver with only the EXT
+	 * form (Arm's over lavapipe) takes that instead. */
+	const char *calibrated =
+	        has_extension(available, count, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)
+	                ? VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME
+	        : has_extension(available, count, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)
+	                ? VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME
+	                : NULL;
+	if ((e->o->target_fps > 0 || e->o->timing_queries) && calibrated &&
+	    has_extension(available, count, VK_EXT_PRESENT_TIMING_EXTENSION_NAME) &&
+	    has_extension(available, count, VK_KHR_PRESENT_ID_2_EXTENSION_NAME)) {
 		names[n++] = VK_EXT_PRESENT_TIMING_EXTENSION_NAME;
 		names[n++] = VK_KHR_PRESENT_ID_2_EXTENSION_NAME;
-		names[n++] = VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+		names[n++] = calibrated;
 		e->has_timing = true;
 	}
 	if (e->o->latest_ready) {
@@ -261,7 +287,7 @@ static VkResult create_device(struct engine *e, bool *skip)
 	VkPhysicalDevicePresentTimingFeaturesEXT timing = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
 	        .presentTiming = VK_TRUE,
-	        .presentAtAbsoluteTime = VK_TRUE};
+	        .presentAtAbsoluteTime = e->o->target_fps > 0};
 #define LINK(s, on)                                                                                          \
 	do {                                                                                                 \
 		if (on) {                                                                                    \
@@ -307,6 +333,8 @@ static VkResult create_device(struct engine *e, bool *skip)
 	if (e->has_timing) {
 		LOAD(GetSwapchainTimingPropertiesEXT);
 		LOAD(GetSwapchainTimeDomainPropertiesEXT);
+		LOAD(GetPastPresentationTimingEXT);
+		LOAD(SetSwapchainPresentTimingQueueSizeEXT);
 	}
 #undef LOAD
 	if ((e->has_present_wait && !e->WaitForPresentKHR) ||
@@ -353,6 +381,30 @@ static void pick_modes(struct engine *e)
 
 /* Creates the swapchain (never with oldSwapchain: DXVK and vkd3d-proton destroy the old one
  * first) and its per-image semaphores. */
+/* The first-pixel stage's clock minus CLOCK_MONOTONIC, from one calibrated pair of readings. */
+static bool calibrate_targets(struct engine *e)
+{
+	PFN_vkGetCalibratedTimestampsKHR calibrated = (PFN_vkGetCalibratedTimestampsKHR)vkGetDeviceProcAddr(
+	        e->device, "vkGetCalibratedTimestampsKHR");
+	const VkSwapchainCalibratedTimestampInfoEXT stage = {
+	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT,
+	        .swapchain = e->swapchain,
+	        .presentStage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
+	        .timeDomainId = e->query_domain_id};
+	const VkCalibratedTimestampInfoKHR infos[2] = {
+	        {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	         .pNext = &stage,
+	         .timeDomain = VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT},
+	        {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	         .timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR}};
+	uint64_t t[2], deviation;
+
+	if (!calibrated || calibrated(e->device, 2, infos, t, &deviation) != VK_SUCCESS || !t[0])
+		return false;
+	e->target_offset_ns = (int64_t)(t[0] - t[1]);
+	return true;
+}
+
 static VkResult chain_create(struct engine *e, VkExtent2D extent)
 {
 	VkSurfaceCapabilitiesKHR caps;
@@ -451,9 +503,26 @@ static VkResult chain_create(struct engine *e, VkExtent2D extent)
 		for (uint32_t i = 0; i < dp.timeDomainCount; i++)
 			if (domains[i] == VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR)
 				e->time_domain_id = ids[i];
-		if (e->time_domain_id == UINT64_MAX)
-			printf("%s: the swapchain has no CLOCK_MONOTONIC time domain: no targets\n",
-			       e->o->name);
+		/* Room for the reports of as many presents as DXGI has buffers (16), as vkd3d-proton
+		 * sizes it (libs/vkd3d/swapchain.c); a new swapchain has none. */
+		r = e->SetSwapchainPresentTimingQueueSizeEXT(e->device, e->swapchain, 16);
+		if (r != VK_SUCCESS)
+			return r;
+		/* vkd3d-proton takes the present-stage-local domain, which every implementation has. */
+		e->query_domain_id = dp.timeDomainCount ? ids[0] : 0;
+		for (uint32_t i = 0; i < dp.timeDomainCount; i++)
+			if (domains[i] == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT)
+				e->query_domain_id = ids[i];
+		/* Without CLOCK_MONOTONIC, targets on the first pixel's clock of the stage-local domain,
+		 * calibrated against CLOCK_MONOTONIC as vkd3d-proton does. */
+		e->target_offset_ns = 0;
+		if (e->time_domain_id == UINT64_MAX && e->o->target_fps > 0) {
+			if (calibrate_targets(e))
+				e->time_domain_id = e->query_domain_id;
+			else
+				printf("%s: the swapchain's time domain cannot be calibrated: no targets\n",
+				       e->o->name);
+		}
 	}
 	return VK_SUCCESS;
 }
@@ -560,7 +629,7 @@ static void *game_main(void *arg)
  * phase from the last present wait) at least half a refresh ahead. 0: none (not known yet). */
 static int64_t next_target(struct engine *e, int64_t now)
 {
-	if (!e->has_timing || e->time_domain_id == UINT64_MAX)
+	if (!e->has_timing || e->time_domain_id == UINT64_MAX || e->o->target_fps <= 0)
 		return 0;
 	if (!e->refresh_ns) {
 		VkSwapchainTimingPropertiesEXT tp = {
@@ -586,6 +655,62 @@ static int64_t next_target(struct engine *e, int64_t now)
 		target += step;
 	e->last_target_ns = target;
 	return target;
+}
+
+/* --timing-queries: the reports the driver has (complete ones, in present order), their first
+ * pixels kept in e->reported (the app's own clock: the swapchain's time domain). */
+static void read_reports(struct engine *e)
+{
+	VkPastPresentationTimingEXT results[8];
+	VkPresentStageTimeEXT stages[8][4];
+	VkPastPresentationTimingPropertiesEXT props = {
+	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
+	        .presentationTimingCount = 8,
+	        .pPresentationTimings = results};
+	const VkPastPresentationTimingInfoEXT info = {
+	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT, .swapchain = e->swapchain};
+
+	for (unsigned i = 0; i < 8; i++)
+		results[i] =
+		        (VkPastPresentationTimingEXT){.sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_EXT,
+		                                      .presentStageCount = 4,
+		                                      .pPresentStages = stages[i]};
+	VkResult r = e->GetPastPresentationTimingEXT(e->device, &info, &props);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return;
+	for (uint32_t i = 0; i < props.presentationTimingCount; i++)
+		for (uint32_t s = 0; s < results[i].presentStageCount; s++)
+			if (results[i].pPresentStages[s].stage ==
+			            VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT &&
+			    results[i].pPresentStages[s].time && e->reported_count < (unsigned)e->o->frames)
+				e->reported[e->reported_count++] = (int64_t)results[i].pPresentStages[s].time;
+}
+
+static int compare_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* How close to their median a gap between reported first pixels counts as on it. */
+#define REPORTED_NEAR_NS 500000
+
+/* The median spacing of the first pixels the app read back, 0 with fewer than two, and how many of
+ * the spacings lie within REPORTED_NEAR_NS of it. */
+static int64_t reported_median_ns(struct engine *e, unsigned *near)
+{
+	unsigned gaps = e->reported_count - 1;
+
+	*near = 0;
+	if (e->reported_count < 2)
+		return 0;
+	for (unsigned i = 0; i < gaps; i++)
+		e->reported[i] = e->reported[i + 1] - e->reported[i];
+	qsort(e->reported, gaps, sizeof(e->reported[0]), compare_i64);
+	int64_t median = e->reported[(gaps - 1) / 2];
+	for (unsigned i = 0; i < gaps; i++)
+		*near += llabs(e->reported[i] - median) <= REPORTED_NEAR_NS;
+	return median;
 }
 
 /* One frame on the submit thread: acquire (recreating on OUT_OF_DATE), clear, submit, present. */
@@ -668,9 +793,12 @@ static bool submit_frame(struct engine *e, int frame)
 	if (e->has_maintenance1)
 		chain = &pm;
 	int64_t now = now_ns(), target = mode == VK_PRESENT_MODE_IMMEDIATE_KHR ? 0 : next_target(e, now);
+	/* A stage clock drifts: its offset taken again for every target on it. */
+	if (target && e->target_offset_ns)
+		calibrate_targets(e);
 	VkPresentTimingInfoEXT ti = {.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
 	                             .flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT,
-	                             .targetTime = (uint64_t)target,
+	                             .targetTime = (uint64_t)(target + e->target_offset_ns),
 	                             .timeDomainId = e->time_domain_id,
 	                             .targetTimeDomainPresentStage =
 	                                     VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT};
@@ -681,6 +809,13 @@ static bool submit_frame(struct engine *e, int frame)
 	if (target) {
 		chain = &tis;
 		e->targets++;
+	} else if (e->o->timing_queries && e->has_timing) {
+		/* No target: the first pixel asked for, on the swapchain's own domain. */
+		ti = (VkPresentTimingInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
+		                              .timeDomainId = e->query_domain_id,
+		                              .presentStageQueries =
+		                                      VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT};
+		chain = &tis;
 	}
 	const VkPresentInfoKHR present = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
 	                                  .pNext = chain,
@@ -694,6 +829,8 @@ static bool submit_frame(struct engine *e, int frame)
 	r = vkQueuePresentKHR(e->queue, &present);
 	rec->release_ns = now_ns();
 	marker(e, frame, VK_LATENCY_MARKER_PRESENT_END_NV);
+	if (e->o->timing_queries && e->has_timing)
+		read_reports(e);
 	rec->present_id = e->has_present_id ? id : 0;
 	rec->swapchain = e->generation;
 	rec->mode = mode;
@@ -828,7 +965,8 @@ int engine_run(const struct engine_options *o)
 	int status = 1;
 	VkResult r;
 
-	if (!e || !(e->rec = calloc((size_t)o->frames + 1, sizeof(*e->rec)))) {
+	if (!e || !(e->rec = calloc((size_t)o->frames + 1, sizeof(*e->rec))) ||
+	    !(e->reported = calloc((size_t)o->frames + 1, sizeof(*e->reported)))) {
 		fprintf(stderr, "%s: out of memory\n", o->name);
 		return 1;
 	}
@@ -906,6 +1044,15 @@ int engine_run(const struct engine_options *o)
 		       o->latency,
 		       e->has_present_wait ? "present-wait in FIFO and FIFO_RELAXED, else fence" : "fence",
 		       e->wait_timeouts, e->targets);
+		if (o->timing_queries) {
+			unsigned near;
+			int64_t median = reported_median_ns(e, &near);
+			printf("%s: %u own reports read back, first pixels %.3f ms apart at the median, %u "
+			       "of "
+			       "%u spacings within %.1f ms of it\n",
+			       o->name, e->reported_count, (double)median * 1e-6, near,
+			       e->reported_count ? e->reported_count - 1 : 0, REPORTED_NEAR_NS * 1e-6);
+		}
 	}
 out_swapchain:
 	vkDeviceWaitIdle(e->device);
@@ -930,6 +1077,7 @@ out_instance:
 	pthread_mutex_destroy(&e->sc_lock);
 	pthread_mutex_destroy(&e->lock);
 	free(e->rec);
+	free(e->reported);
 	free(e);
 	return status;
 }

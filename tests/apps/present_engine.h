@@ -43,7 +43,10 @@ struct engine_options {
 	bool skip_ids;              /* present ids increase but skip values, as vkd3d-proton's do */
 	bool latest_ready; /* a FIFO_LATEST_READY swapchain (no present wait there: the fence signals) */
 	double target_fps; /* own VK_EXT_present_timing targets at this rate on the refresh grid (0: none) */
-	const char *csv;   /* where the per-frame rows go */
+	/* VK_EXT_present_timing enabled, first pixels asked for on every present and read back with
+	 * vkGetPastPresentationTimingEXT, no targets: vkd3d-proton wherever the extension is offered. */
+	bool timing_queries;
+	const char *csv; /* where the per-frame rows go */
 };
 
 /* Runs the engine; returns the process exit status (0, 1 on a failure, ENGINE_EXIT_SKIP when a

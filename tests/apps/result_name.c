@@ -1,5 +1,6 @@
 /* result_name.c — VkResult names for the test apps' messages; see result_name.h. */
 #include "result_name.h"
+#include <stdio.h>
 
 const char *result_name(VkResult r)
 {
@@ -23,7 +24,16 @@ const char *result_name(VkResult r)
 		NAME(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR)
 		NAME(VK_ERROR_OUT_OF_DATE_KHR)
 		NAME(VK_ERROR_UNKNOWN)
+		NAME(VK_ERROR_VALIDATION_FAILED_EXT)
+#ifdef VK_EXT_present_timing
+		NAME(VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT)
+#endif
 #undef NAME
-	default: return "VkResult";
+	default: {
+		/* Any other: its number, which vulkan_core.h names. */
+		static _Thread_local char text[32];
+		snprintf(text, sizeof(text), "VkResult %d", (int)r);
+		return text;
+	}
 	}
 }

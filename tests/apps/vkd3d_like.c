@@ -13,7 +13,11 @@
  * - in FIFO_LATEST_READY (--latest-ready) it does not wait for presents: the frame's GPU work
  *   releases the game thread.
  *
- *   vkd3d_like [--frames N] [--latency L] [--target-fps F] [--latest-ready] --csv FILE
+ * - with --timing-queries it enables VK_EXT_present_timing without setting targets, asks for each
+ *   present's first pixel and reads the reports back itself (vkGetPastPresentationTimingEXT),
+ *   printing their median spacing: what the app itself sees of its pacing.
+ *
+ *   vkd3d_like [--frames N] [--latency L] [--target-fps F] [--latest-ready] [--timing-queries] --csv FILE
  *
  * Exit 0 on success, 1 on a failure.
  */
@@ -26,7 +30,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: vkd3d_like [--frames N] [--latency 1..6] [--target-fps F] [--latest-ready] "
-	                "--csv FILE\n");
+	                "[--timing-queries] --csv FILE\n");
 	return 2;
 }
 
@@ -52,6 +56,8 @@ int main(int argc, char **argv)
 			o.target_fps = atof(v), i++;
 		else if (!strcmp(a, "--latest-ready"))
 			o.latest_ready = true;
+		else if (!strcmp(a, "--timing-queries"))
+			o.timing_queries = true;
 		else if (!strcmp(a, "--csv") && v)
 			o.csv = v, i++;
 		else

@@ -122,20 +122,21 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_EnumerateDeviceExtensionProperties(VkPhysicalD
 
 	if (!inst)
 		return VK_ERROR_INITIALIZATION_FAILED;
-	if (layer && !strcmp(layer, VD_LAYER_NAME))
-		return write_extensions(vd_own_extensions, vd_own_extension_count, count, out);
-	if (layer)
+	bool own_only = layer && !strcmp(layer, VD_LAYER_NAME);
+	if (layer && !own_only)
 		return inst->vk.EnumerateDeviceExtensionProperties(physical, layer, count, out);
 
 	/* The driver's, less the hidden ones, plus ours (see vd_features.c for why an explicit layer
-	 * adds to this list). */
+	 * adds to this list); asked by the display's name, ours alone. Either way ours only as the
+	 * driver and LOWLAT_VDISPLAY_WITHHOLD allow: a withheld extension is not offered however the
+	 * app (or a layer above) asks. */
 	props = driver_extensions(inst, physical, &n);
 	all = props ? calloc(n + vd_own_extension_count, sizeof(*all)) : NULL;
 	if (!all) {
 		free(props);
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n && !own_only; i++)
 		if (!is_hidden_extension(props[i].extensionName) &&
 		    !vd_is_own_extension(props[i].extensionName))
 			all[kept++] = props[i];
