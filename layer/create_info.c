@@ -1,9 +1,11 @@
 /* create_info.c — the instance and device create-info copies lowlat adds to; see create_info.h. */
 #include "create_info.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "objects.h"
 
 static bool has_name(uint32_t count, const char *const *names, const char *name)
@@ -154,21 +156,44 @@ const char *lowlat_device_info_enable(struct lowlat_device_info *d, const void *
 	return NULL;
 }
 
+/* Appends the device extensions `layer` lists (NULL: the driver's and the implicit layers') to
+ * *props, *count entries so far; false when they cannot be listed (or out of memory). */
+static bool append_extensions(struct lowlat_instance *inst, VkPhysicalDevice physical, const char *layer,
+                              VkExtensionProperties **props, uint32_t *count)
+{
+	uint32_t n = 0;
+
+	if (inst->vk.EnumerateDeviceExtensionProperties(physical, layer, &n, NULL) != VK_SUCCESS)
+		return false;
+	VkExtensionProperties *more = realloc(*props, (*count + n + 1) * sizeof(**props));
+	if (!more)
+		return false;
+	*props = more;
+	if (inst->vk.EnumerateDeviceExtensionProperties(physical, layer, &n, more + *count) < 0)
+		return false;
+	*count += n;
+	return true;
+}
+
 VkExtensionProperties *lowlat_device_extensions(struct lowlat_instance *inst, VkPhysicalDevice physical,
                                                 uint32_t *count)
 {
-	VkExtensionProperties *props;
+	VkExtensionProperties *props = NULL;
+	char names[sizeof(inst->layers)];
 
 	*count = 0;
 	if (!inst->vk.EnumerateDeviceExtensionProperties ||
-	    inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, count, NULL) != VK_SUCCESS)
-		return NULL;
-	if (!(props = calloc(*count ? *count : 1, sizeof(*props))))
-		return NULL;
-	if (inst->vk.EnumerateDeviceExtensionProperties(physical, NULL, count, props) < 0) {
+	    !append_extensions(inst, physical, NULL, &props, count)) {
 		free(props);
 		return NULL;
 	}
+	/* A layer below may list the extensions it provides only when asked by its name (Arm's WSI
+	 * layer does): each one named to the loader is asked too. A layer that is not below answers
+	 * VK_ERROR_LAYER_NOT_PRESENT, and adds nothing. */
+	snprintf(names, sizeof(names), "%s", inst->layers);
+	for (char *save = NULL, *name = strtok_r(names, ":", &save); name; name = strtok_r(NULL, ":", &save))
+		if (strcmp(name, LOWLAT_LAYER_NAME))
+			append_extensions(inst, physical, name, &props, count);
 	return props;
 }
 

@@ -28,7 +28,9 @@
 	F(SetSwapchainPresentTimingQueueSizeEXT)                                                             \
 	F(GetSwapchainTimingPropertiesEXT)                                                                   \
 	F(GetSwapchainTimeDomainPropertiesEXT)                                                               \
-	F(GetPastPresentationTimingEXT)
+	F(GetPastPresentationTimingEXT)                                                                      \
+	F(GetCalibratedTimestampsKHR)                                                                        \
+	F(GetCalibratedTimestampsEXT)
 #else
 #define LOWLAT_PRESENT_TIMING_FUNCTIONS(F)
 #endif
@@ -96,6 +98,15 @@ struct device_dispatch {
 #undef LOWLAT_DECLARE
 };
 
+/* The app's own present-timing calls, answered from the reports lowlat reads (timing_reports.c). */
+#ifdef VK_EXT_present_timing
+#define LOWLAT_PRESENT_TIMING_HOOKS(H)                                                                       \
+	H(GetPastPresentationTimingEXT)                                                                      \
+	H(SetSwapchainPresentTimingQueueSizeEXT)
+#else
+#define LOWLAT_PRESENT_TIMING_HOOKS(H)
+#endif
+
 /* Hooks: the functions lowlat intercepts. Global ones are reachable without an instance.
  * VK_NV_low_latency2's (its commands, and vkEnumerateDeviceExtensionProperties,
  * vkGetPhysicalDeviceSurfaceCapabilities2KHR, vkWaitSemaphores(KHR) and vkQueueSubmit(2) where lowlat
@@ -130,6 +141,7 @@ struct device_dispatch {
 	H(AcquireNextImage2KHR)                                                                              \
 	H(QueuePresentKHR)                                                                                   \
 	H(WaitForPresentKHR)                                                                                 \
-	LOWLAT_PRESENT_WAIT_2_FUNCTIONS(H)
+	LOWLAT_PRESENT_WAIT_2_FUNCTIONS(H)                                                                   \
+	LOWLAT_PRESENT_TIMING_HOOKS(H)
 
 #endif

@@ -47,4 +47,15 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
                                                            uint32_t *index);
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_QueuePresentKHR(VkQueue queue, const VkPresentInfoKHR *info);
 
+#ifdef VK_EXT_present_timing
+/* timing_reports.c: the app's own present-timing calls where lowlat reads the reports itself: it
+ * answers the app from them, and keeps the driver's results queue as large as it needs. */
+VKAPI_ATTR VkResult VKAPI_CALL
+lowlat_GetPastPresentationTimingEXT(VkDevice device, const VkPastPresentationTimingInfoEXT *info,
+                                    VkPastPresentationTimingPropertiesEXT *properties);
+VKAPI_ATTR VkResult VKAPI_CALL lowlat_SetSwapchainPresentTimingQueueSizeEXT(VkDevice device,
+                                                                            VkSwapchainKHR swapchain,
+                                                                            uint32_t size);
+#endif
+
 #endif

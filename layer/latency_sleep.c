@@ -41,7 +41,6 @@
 /* The revision lowlat implements: what it accepts and strips is revision 2's (revision 3 only
  * clarified where VkLatencySubmissionPresentIdNV goes, which lowlat strips anywhere). */
 #define EXT_SPEC_VERSION 2
-#define LAYER_NAME       "VK_LAYER_LOWLAT_limiter"
 
 /* ---- offering the extension ---- */
 
@@ -110,7 +109,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(
 	if (!inst || !inst->vk.EnumerateDeviceExtensionProperties)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	/* Asked for lowlat's own list: the one extension it provides. */
-	if (layer && !strcmp(layer, LAYER_NAME)) {
+	if (layer && !strcmp(layer, LOWLAT_LAYER_NAME)) {
 		if (!out) {
 			*count = 1;
 			return VK_SUCCESS;

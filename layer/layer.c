@@ -29,6 +29,20 @@ static void copy_name(char *dst, size_t size, const char *src)
 	snprintf(dst, size, "%s", src ? src : "");
 }
 
+/* The explicit layers named to the loader, which a layer below may answer device-extension queries
+ * for only by name (create_info.c, lowlat_device_extensions). */
+static void instance_layers(struct lowlat_instance *inst, const VkInstanceCreateInfo *info)
+{
+	const char *env = getenv("VK_INSTANCE_LAYERS");
+	size_t used = 0;
+
+	for (uint32_t i = 0; i < info->enabledLayerCount && used < sizeof(inst->layers); i++)
+		used += (size_t)snprintf(inst->layers + used, sizeof(inst->layers) - used, "%s%s",
+		                         used ? ":" : "", info->ppEnabledLayerNames[i]);
+	if (env && used < sizeof(inst->layers))
+		snprintf(inst->layers + used, sizeof(inst->layers) - used, "%s%s", used ? ":" : "", env);
+}
+
 /* Destroys the instance below (when it was made) and frees our record. */
 static void instance_destroy(struct lowlat_instance *inst, VkInstance instance,
                              const VkAllocationCallbacks *allocator)
@@ -112,6 +126,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 		        info->pApplicationInfo && info->pApplicationInfo->apiVersion >= VK_API_VERSION_1_1
 		                ? inst->vk.GetPhysicalDeviceFeatures2
 		                : inst->vk.GetPhysicalDeviceFeatures2KHR;
+	instance_layers(inst, info);
 	if (info->pApplicationInfo) {
 		const VkApplicationInfo *app = info->pApplicationInfo;
 		inst->api_version = app->apiVersion;
@@ -244,6 +259,9 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	}
 	dev->timing = setup.enable;
 	dev->app_timing = setup.app_timing;
+	dev->timing_absolute = setup.absolute;
+	dev->timing_relative = setup.relative;
+	dev->timing_calibrate_khr = setup.calibrate_khr;
 	dev->timing_reason = setup.reason;
 	dev->latest_ready = modes.latest_ready;
 	dev->maintenance1 = modes.maintenance1;

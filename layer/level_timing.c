@@ -77,6 +77,14 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns, int6
 	int64_t lead = lowlat_display_lead_ns(&t->ready, refresh, margin, lowlat_ready_percentile(n));
 	struct lowlat_grid_plan plan;
 
+	/* Without targets (Mesa's Wayland WSI without commit-timing) FIFO shows a frame on the first
+	 * refresh after it is ready: one released more than a refresh before its target can be ready
+	 * for the refresh before it, and be shown a refresh early, the next one then a refresh late. A
+	 * release a refresh before the target at the earliest keeps the cadence; a frame that needs
+	 * longer is shown a refresh late every time, evenly. */
+	if (t->targets == LOWLAT_TARGETS_NONE && n >= 2 && lead > refresh)
+		lead = refresh;
+
 	if (t->backlog_refreshes)
 		LOWLAT_DEBUG("swapchain %ux%u: frames wait %" PRId64 " refresh(es) in the display's queue; "
 		             "draining it",

@@ -30,6 +30,9 @@ struct lowlat_instance {
 	uint32_t api_version;
 	char app_name[128];
 	char engine_name[64];
+	/* The explicit layers named to the loader (the app's and VK_INSTANCE_LAYERS), ':'-separated:
+	 * a layer below may list its device extensions only when asked by its name. */
+	char layers[512];
 	/* Instance extensions present timing needs (present_timing.c): VK_KHR_get_surface_capabilities2,
 	 * and vkGetPhysicalDeviceFeatures2 (Vulkan 1.1 or VK_KHR_get_physical_device_properties2), the
 	 * app's or added by lowlat. */
@@ -58,6 +61,8 @@ struct lowlat_device {
 	 * then never adds or changes target times); when neither, why not (timing_reason, a constant
 	 * string, for the one line each swapchain prints about its pacing level). */
 	bool timing, app_timing;
+	bool timing_absolute, timing_relative; /* the target kinds enabled */
+	bool timing_calibrate_khr;             /* calibration through the KHR command, else the EXT one */
 	const char *timing_reason;
 	/* Present modes (present_mode.c): FIFO_LATEST_READY and swapchain_maintenance1 (per-present
 	 * modes) enabled, the app's or lowlat's; mode_reason says why not FIFO_LATEST_READY,

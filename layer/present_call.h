@@ -36,6 +36,10 @@ struct lowlat_frame {
 	bool grid;
 	/* This present's pacing deadline and display target, for the log (LOWLAT_LOG_UNKNOWN: none). */
 	int64_t target_ns, display_target_ns;
+	/* Present timing (present_timing.c): the stages the app asked for itself, and whether the
+	 * present goes down with the app's own timing info (its target, or its time domain). */
+	uint32_t app_queries;
+	bool foreign;
 	bool queued;        /* the release waits at the app's present wait (present_wait.h) */
 	bool cap_elsewhere; /* its latency cap is its wait point's, not kept in the present */
 	bool level_paced;   /* the "present-wait" level's own wait set the release (the log's "wait") */
@@ -55,7 +59,7 @@ struct lowlat_present_call {
 	struct lowlat_frame frames[LOWLAT_CALL_SWAPCHAINS_MAX];
 	struct lowlat_swapchain *first; /* the first tracked swapchain: its settings name the method */
 	bool early;                     /* the early method: the wait before the frame goes down */
-	bool app_timings;               /* the app chains its own VkPresentTimingsInfoEXT */
+	const void *app_timings;        /* the app's own VkPresentTimingsInfoEXT, NULL: none */
 	bool app_targets;               /* ... with targets, and lowlat adds no cap over them */
 	bool timed;                     /* lowlat's targets went down with the call */
 	VkResult result;

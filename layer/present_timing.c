@@ -15,53 +15,67 @@
 
 #ifdef VK_EXT_present_timing
 
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "chain.h"
 #include "clock.h"
+#include "level.h"
 #include "live.h"
 #include "log.h"
 #include "message.h"
 #include "present_call.h"
 #include "swapchain.h"
 
-/* Which of the extensions present timing needs the device offers. */
-static const char *device_support(struct lowlat_instance *inst, VkPhysicalDevice physical)
+/* Whether the device offers what present timing needs; NULL, or why not. The spec makes
+ * VK_EXT_present_timing depend on VK_KHR_calibrated_timestamps, but a layered implementation over
+ * a driver with only the older VK_EXT_calibrated_timestamps (Arm's WSI layer over lavapipe) offers
+ * that instead: the same command, taken as it is (*calibrate_ext). */
+static const char *device_support(struct lowlat_instance *inst, VkPhysicalDevice physical,
+                                  const char **calibrate_ext, bool *khr)
 {
-	static const char *const needed[] = {
-	        VK_EXT_PRESENT_TIMING_EXTENSION_NAME,
-	        VK_KHR_PRESENT_ID_2_EXTENSION_NAME,
-	        VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
-	};
-	static const char *const missing[] = {
-	        "the device lacks VK_EXT_present_timing",
-	        "the device lacks VK_KHR_present_id2",
-	        "the device lacks VK_KHR_calibrated_timestamps",
-	};
 	uint32_t count;
 	VkExtensionProperties *props = lowlat_device_extensions(inst, physical, &count);
 	const char *reason = NULL;
 
 	if (!props)
 		return "the device's extensions could not be listed";
-	for (uint32_t n = 0; n < sizeof(needed) / sizeof(needed[0]) && !reason; n++)
-		if (!lowlat_extensions_have(props, count, needed[n]))
-			reason = missing[n];
+	if (!lowlat_extensions_have(props, count, VK_EXT_PRESENT_TIMING_EXTENSION_NAME))
+		reason = "the device lacks VK_EXT_present_timing";
+	else if (!lowlat_extensions_have(props, count, VK_KHR_PRESENT_ID_2_EXTENSION_NAME))
+		reason = "the device lacks VK_KHR_present_id2";
+	else if ((*khr = lowlat_extensions_have(props, count, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)))
+		*calibrate_ext = VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+	else if (lowlat_extensions_have(props, count, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
+		*calibrate_ext = VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+	else
+		reason = "the device lacks VK_KHR_calibrated_timestamps";
 	free(props);
 	return reason;
+}
+
+/* The calibrated-timestamps extension an app that enables present timing itself enabled with it;
+ * NULL when none (lowlat then cannot convert the display's times and leaves the app alone). */
+static const char *app_calibrate_ext(const struct lowlat_device_info *d, bool *khr)
+{
+	if ((*khr = lowlat_device_info_has(d, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)))
+		return VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+	if (lowlat_device_info_has(d, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME))
+		return VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME;
+	return NULL;
 }
 
 void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
                                 struct lowlat_device_info *d, struct lowlat_device_setup *s)
 {
 	*s = (struct lowlat_device_setup){0};
-	if (lowlat_device_info_has(d, VK_EXT_PRESENT_TIMING_EXTENSION_NAME)) {
-		s->app_timing = true;
-		s->reason = "the app drives VK_EXT_present_timing itself";
-		return;
-	}
+	/* An app that enables the extension itself (vkd3d-proton does wherever it is offered) keeps
+	 * its own targets; its other presents are lowlat's to pace (present_timing.h). */
+	s->app_timing = lowlat_device_info_has(d, VK_EXT_PRESENT_TIMING_EXTENSION_NAME);
 	if (!lowlat_device_info_has(d, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
 		s->reason = "no VK_KHR_swapchain";
 		return;
@@ -71,40 +85,66 @@ void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice p
 		            "VK_KHR_get_physical_device_properties2";
 		return;
 	}
-	if ((s->reason = device_support(inst, physical)))
+	const char *calibrate_ext = NULL;
+	bool khr = false;
+	if (s->app_timing && !(calibrate_ext = app_calibrate_ext(d, &khr))) {
+		s->reason = "the app enabled VK_EXT_present_timing without VK_KHR_calibrated_timestamps";
+		return;
+	}
+	if (!s->app_timing && (s->reason = device_support(inst, physical, &calibrate_ext, &khr)))
 		return;
 	VkPhysicalDevicePresentTimingFeaturesEXT supported = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT};
 	lowlat_device_features(inst, physical, &supported);
-	if (!supported.presentTiming || !supported.presentAtAbsoluteTime) {
-		s->reason = "the device does not support present timing with absolute target times";
+	if (!supported.presentTiming) {
+		s->reason = "the device does not support the presentTiming feature";
 		return;
 	}
-	/* Into our own struct, or ORed into a copy of one the app chains (create_info.h). */
+	/* Every feature the device has: absolute targets where it takes them, else relative ones, else
+	 * none (the level then paces on the display's reports alone). Into our own struct, or ORed into
+	 * a copy of the one the app chains (create_info.h). */
 	const VkPhysicalDevicePresentTimingFeaturesEXT features = {
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
 	        .presentTiming = VK_TRUE,
-	        .presentAtAbsoluteTime = VK_TRUE,
+	        .presentAtAbsoluteTime = supported.presentAtAbsoluteTime,
+	        .presentAtRelativeTime = supported.presentAtRelativeTime,
 	};
 	if ((s->reason = lowlat_device_info_enable(d, &features, sizeof(features))))
 		return;
-	if (!lowlat_device_info_add(d, VK_EXT_PRESENT_TIMING_EXTENSION_NAME) ||
-	    !lowlat_device_info_add(d, VK_KHR_PRESENT_ID_2_EXTENSION_NAME) ||
-	    !lowlat_device_info_add(d, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME)) {
+	if (!s->app_timing && (!lowlat_device_info_add(d, VK_EXT_PRESENT_TIMING_EXTENSION_NAME) ||
+	                       !lowlat_device_info_add(d, VK_KHR_PRESENT_ID_2_EXTENSION_NAME) ||
+	                       !lowlat_device_info_add(d, calibrate_ext))) {
 		s->reason = "out of memory";
 		return;
 	}
+	s->absolute = supported.presentAtAbsoluteTime;
+	s->relative = supported.presentAtRelativeTime;
+	s->calibrate_khr = khr;
 	s->enable = true;
 }
 
-/* The stages lowlat asks for: when the GPU work was done (the ready time it predicts) and when the
- * image went out (the grid's phase, and the log's latency). The other two go to the log. */
+/* The stages lowlat asks for, all the surface reports: one that says when the GPU work was done
+ * (the ready time it predicts), one that says when the image went out or was taken for the screen
+ * (the grid's phase, the frame's latency), and the rest for the log. */
 #define WANTED_STAGES                                                                                        \
 	(VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT | VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |         \
 	 VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |                                                    \
 	 VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT)
-#define NEEDED_STAGES                                                                                        \
-	(VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT | VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT)
+
+/* The stage that gives the grid's phase, the best the surface reports: the first pixel out (a
+ * refresh start), else the first pixel visible (that plus the panel's latency), else the request
+ * dequeued (XWayland's only one: the compositor took the image for the next refresh). 0: none. */
+static uint32_t phase_stage(uint32_t stages)
+{
+	static const uint32_t order[] = {VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
+	                                 VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT,
+	                                 VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT};
+
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (stages & order[i])
+			return order[i];
+	return 0;
+}
 
 void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainCreateInfoKHR *app,
                                    struct lowlat_swapchain_setup *s)
@@ -125,42 +165,102 @@ void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainC
 		s->reason = "the surface's present-timing capabilities could not be read";
 		return;
 	}
-	if (!timing.presentTimingSupported || !timing.presentAtAbsoluteTimeSupported) {
-		s->reason = "the surface does not support present timing with absolute target times";
+	if (!timing.presentTimingSupported) {
+		s->reason = "the surface does not support present timing";
 		return;
 	}
-	if ((timing.presentStageQueries & NEEDED_STAGES) != NEEDED_STAGES) {
+	if (!(timing.presentStageQueries & VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT) ||
+	    !phase_stage(timing.presentStageQueries)) {
 		s->reason = "the surface reports neither when a frame is ready nor when it is shown";
 		return;
 	}
 	s->stage_queries = timing.presentStageQueries & WANTED_STAGES;
+	s->absolute = dev->timing_absolute && timing.presentAtAbsoluteTimeSupported;
+	s->relative = dev->timing_relative && timing.presentAtRelativeTimeSupported;
 	s->info.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
 	s->timing = true;
 	s->reason = NULL;
 }
 
-/* Reads the refresh duration; false while the driver cannot tell yet (VK_NOT_READY). */
-static bool read_properties(struct lowlat_swapchain *sc)
+/* A refresh shorter than this is no refresh cycle (Arm's WSI layer on a headless surface reports
+ * 1 ns): pacing on it would release every frame at once. The fastest displays sold refresh at
+ * 540 Hz, 1.85 ms. */
+#define REFRESH_MIN_NS 500000ll /* 500 us */
+
+/* A refresh that moved by less than this is the same display (Mesa's X11 WSI re-estimates the rate
+ * from each frame's timestamps and reports every move of a microsecond or more): the grid keeps its
+ * phase and targets. 0.2%: 17 us at 120 Hz, far under a mode change. */
+#define REFRESH_SAME_PPM 2000
+
+bool lowlat_timing_properties(struct lowlat_swapchain *sc)
 {
 	struct lowlat_device *dev = sc->device;
+	struct lowlat_swapchain_timing *t = &sc->timing;
 	VkSwapchainTimingPropertiesEXT props = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
 	uint64_t counter = 0;
 
+	/* VK_NOT_READY, or VK_SUCCESS with a duration of 0 (Mesa on Wayland), until the driver knows. */
 	if (dev->vk.GetSwapchainTimingPropertiesEXT(dev->handle, sc->handle, &props, &counter) !=
 	            VK_SUCCESS ||
 	    !props.refreshDuration || props.refreshDuration > (uint64_t)LOWLAT_MAX_WAIT_NS)
 		return false;
-	sc->timing.refresh_ns = (int64_t)props.refreshDuration;
-	/* refreshInterval UINT64_MAX: variable refresh; refreshDuration is then the shortest one. */
-	sc->timing.vrr = props.refreshInterval == UINT64_MAX;
-	sc->timing.properties_counter = counter;
-	sc->timing.refresh_known = true;
-	/* A new rate invalidates the phase and the planned target. */
-	sc->timing.have_vblank = sc->timing.have_target = false;
+	int64_t refresh = (int64_t)props.refreshDuration;
+	/* refreshInterval UINT64_MAX: variable refresh, refreshDuration the shortest; 0 (Mesa's X11 and
+	 * Wayland): not known whether it varies, taken as the fixed rate it reports. */
+	bool vrr = props.refreshInterval == UINT64_MAX;
+	bool same = t->refresh_known && vrr == t->vrr &&
+	            llabs(refresh - t->refresh_ns) <= t->refresh_ns / 1000000 * REFRESH_SAME_PPM;
+	t->properties_counter = counter;
+	if (refresh < REFRESH_MIN_NS) {
+		snprintf(t->unusable, sizeof(t->unusable),
+		         "the display reports a refresh of %" PRId64 " ns, no refresh cycle to pace on",
+		         refresh);
+		return false;
+	}
+	t->refresh_ns = refresh;
+	t->vrr = vrr;
+	/* A new rate invalidates the phase and the planned target; an estimate that moved keeps both. */
+	if (!same)
+		t->have_vblank = t->have_target = false;
+	t->refresh_known = true;
 	return true;
 }
 
-/* LOWLAT_BENCH_LEAD_MARGIN_US (objects.h, margin_ns): -1 when unset or not a number of us. */
+void lowlat_timing_give_up(struct lowlat_swapchain *sc, const char *why_fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	if (!sc->timing.active)
+		return;
+	va_start(ap, why_fmt);
+	vsnprintf(why, sizeof(why), why_fmt, ap);
+	va_end(ap);
+	sc->timing.active = false;
+	sc->timing.pending_count = 0;
+	sc->level = &lowlat_level_cpu;
+	lowlat_msg("swapchain %ux%u: %s; paced on the CPU clock from now on", sc->extent.width,
+	           sc->extent.height, why);
+}
+
+const char *lowlat_timing_describe(const struct lowlat_swapchain *sc, char *buf, size_t size)
+{
+	static const char *const kind[] = {
+	        [LOWLAT_TARGETS_NONE] = "no targets (the surface takes none): releases on the reported "
+	                                "refresh grid",
+	        [LOWLAT_TARGETS_RELATIVE] = "targets relative to the frame before, on the refresh grid",
+	        [LOWLAT_TARGETS_ABSOLUTE] = "target display times on the refresh grid",
+	};
+	const struct lowlat_swapchain_timing *t = &sc->timing;
+
+	snprintf(buf, size, "%s; %s", kind[t->targets],
+	         t->clocks.monotonic                                   ? "times on CLOCK_MONOTONIC"
+	         : t->domain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT ? "present-stage clocks calibrated"
+	                                                               : "swapchain clock calibrated");
+	return buf;
+}
+
+/* LOWLAT_BENCH_LEAD_MARGIN_US (the timing state's margin_ns): -1 when unset or not a number of us. */
 static int64_t bench_margin_ns(void)
 {
 	const char *text = getenv("LOWLAT_BENCH_LEAD_MARGIN_US");
@@ -179,8 +279,19 @@ static int64_t bench_margin_ns(void)
 	return us * 1000ll;
 }
 
-const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t stage_queries)
+/* The time domain lowlat's timing info names: CLOCK_MONOTONIC where the swapchain offers it (no
+ * conversion), else the present-stage-local one every implementation must offer, else a
+ * swapchain-local one. false when it offers none of them. */
+static bool choose_domain(struct lowlat_swapchain *sc)
 {
+	/* An app that uses present timing itself names the present-stage-local domain (vkd3d-proton
+	 * and DXVK do; every implementation has it): lowlat takes the same one, so the reports of the
+	 * app's presents are on lowlat's clocks too. */
+	static const VkTimeDomainKHR preferred[2][3] = {
+	        {VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR, VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT,
+	         VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT},
+	        {VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT, VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR,
+	         VK_TIME_DOMAIN_SWAPCHAIN_LOCAL_EXT}};
 	struct lowlat_device *dev = sc->device;
 	struct lowlat_swapchain_timing *t = &sc->timing;
 	VkTimeDomainKHR domains[16];
@@ -190,9 +301,87 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
 	        .timeDomainCount = 16,
 	        .pTimeDomains = domains,
 	        .pTimeDomainIds = ids};
+
+	/* VK_INCOMPLETE with more than 16 domains still lists the first 16. */
+	VkResult r = dev->vk.GetSwapchainTimeDomainPropertiesEXT(dev->handle, sc->handle, &props,
+	                                                         &t->domains_counter);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		return false;
+	for (unsigned p = 0; p < 3; p++) {
+		for (uint32_t i = 0; i < props.timeDomainCount; i++) {
+			if (domains[i] == preferred[dev->app_timing][p]) {
+				t->domain = domains[i];
+				t->domain_id = ids[i];
+				t->clocks = (struct lowlat_stage_clocks){
+				        .monotonic = domains[i] == VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR};
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+bool lowlat_timing_calibrate(struct lowlat_swapchain *sc)
+{
+	struct lowlat_device *dev = sc->device;
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	bool stage_local = t->domain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT;
+	VkSwapchainCalibratedTimestampInfoEXT stage[LOWLAT_STAGES];
+	VkCalibratedTimestampInfoKHR info[LOWLAT_STAGES + 1];
+	uint64_t value[LOWLAT_STAGES + 1], deviation = 0;
+	uint32_t bits[LOWLAT_STAGES], n = 0;
+
+	/* The two commands are one (VK_EXT_calibrated_timestamps was promoted as it was). */
+	PFN_vkGetCalibratedTimestampsKHR calibrate = dev->timing_calibrate_khr
+	                                                     ? dev->vk.GetCalibratedTimestampsKHR
+	                                                     : dev->vk.GetCalibratedTimestampsEXT;
+
+	if (t->clocks.monotonic)
+		return true;
+	if (!calibrate)
+		return false;
+	/* One call: each stage asked for on its own clock (a swapchain-local domain has one clock for
+	 * them all), and CLOCK_MONOTONIC. */
+	for (uint32_t bit = 1; bit <= VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT; bit <<= 1) {
+		if (!(t->stage_queries & bit) || (!stage_local && n))
+			continue;
+		bits[n] = stage_local ? bit : t->stage_queries;
+		stage[n] = (VkSwapchainCalibratedTimestampInfoEXT){
+		        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT,
+		        .swapchain = sc->handle,
+		        .presentStage = stage_local ? bit : 0,
+		        .timeDomainId = t->domain_id};
+		info[n] = (VkCalibratedTimestampInfoKHR){
+		        .sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+		        .pNext = &stage[n],
+		        .timeDomain = t->domain};
+		n++;
+	}
+	info[n] = (VkCalibratedTimestampInfoKHR){.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
+	                                         .timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR};
+	/* A call preempted between its readings is off by as much: one more try. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (calibrate(dev->handle, n + 1, info, value, &deviation) != VK_SUCCESS)
+			return false;
+		if (deviation <= (uint64_t)LOWLAT_CLOCK_DEVIATION_MAX_NS)
+			break;
+	}
+	/* 0: the domain is gone (the spec lets the implementation say so that way). */
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t b = 1; b <= VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT; b <<= 1)
+			if ((bits[i] & b) && value[i])
+				lowlat_clock_note(&t->clocks, b, (int64_t)value[i], (int64_t)value[n]);
+	/* Every stage lowlat plans with has an offset: the ready time's and the phase's. */
+	uint32_t needed = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT | t->phase_stage;
+	return (t->clocks.calibrated & needed) == needed;
+}
+
+const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
+                                         const struct lowlat_swapchain_setup *setup)
+{
+	struct lowlat_device *dev = sc->device;
+	struct lowlat_swapchain_timing *t = &sc->timing;
 	const struct device_dispatch *vk = &dev->vk;
-	bool found = false;
-	VkResult r;
 
 	if (!vk->SetSwapchainPresentTimingQueueSizeEXT || !vk->GetSwapchainTimingPropertiesEXT ||
 	    !vk->GetSwapchainTimeDomainPropertiesEXT || !vk->GetPastPresentationTimingEXT)
@@ -200,336 +389,158 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t s
 	if (vk->SetSwapchainPresentTimingQueueSizeEXT(dev->handle, sc->handle, LOWLAT_TIMING_QUEUE_SIZE) !=
 	    VK_SUCCESS)
 		return "the present-timing results queue could not be sized";
-	/* VK_INCOMPLETE with more than 16 domains still lists the first 16. */
-	r = vk->GetSwapchainTimeDomainPropertiesEXT(dev->handle, sc->handle, &props, NULL);
-	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-		return "the swapchain's time domains could not be read";
-	/* lowlat's time is CLOCK_MONOTONIC; another domain would need calibration (not done yet). */
-	for (uint32_t i = 0; i < props.timeDomainCount && !found; i++) {
-		if (domains[i] == VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR) {
-			t->domain_id = ids[i];
-			found = true;
-		}
-	}
-	if (!found)
-		return "the swapchain offers no CLOCK_MONOTONIC time domain";
-	t->stage_queries = stage_queries;
-	t->target_stage = VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT;
+	if (!choose_domain(sc))
+		return "the swapchain offers no time domain lowlat can use";
+	t->stage_queries = setup->stage_queries;
+	t->phase_stage = phase_stage(setup->stage_queries);
+	t->targets = setup->absolute   ? LOWLAT_TARGETS_ABSOLUTE
+	             : setup->relative ? LOWLAT_TARGETS_RELATIVE
+	                               : LOWLAT_TARGETS_NONE;
+	if (!lowlat_timing_calibrate(sc))
+		return "the swapchain's present-stage clocks could not be calibrated against CLOCK_MONOTONIC";
 	t->active = true;
 	t->prev_target_ns = t->sample_start_ns = LOWLAT_LOG_UNKNOWN;
 	t->margin_ns = bench_margin_ns();
-	read_properties(sc); /* may have to wait for the first present */
+	/* May have to wait for the first present; a refresh lowlat cannot pace on is known now. */
+	if (!lowlat_timing_properties(sc) && t->unusable[0]) {
+		t->active = false;
+		return t->unusable;
+	}
 	return NULL;
 }
 
-/* The k-th oldest pending present (k < pending_count). */
-static struct lowlat_pending_present *pending_at(struct lowlat_swapchain_timing *t, uint32_t k)
-{
-	return &t->pending[(t->pending_first + k) % LOWLAT_TIMING_QUEUE_SIZE];
-}
-
-/* The k-th oldest pending present, taken off the list: a copy, in *out. False when there is none.
- * k is 0 unless the driver completed a present before an older one (see lowlat_timing_update). */
-static bool pending_take(struct lowlat_swapchain_timing *t, uint32_t k, struct lowlat_pending_present *out)
-{
-	if (k >= t->pending_count)
-		return false;
-	*out = *pending_at(t, k);
-	/* The older ones move up a place over it. */
-	for (uint32_t i = k; i > 0; i--)
-		*pending_at(t, i) = *pending_at(t, i - 1);
-	t->pending_first = (t->pending_first + 1) % LOWLAT_TIMING_QUEUE_SIZE;
-	t->pending_count--;
-	return true;
-}
-
-/* How much later than its ready time a FIFO_RELAXED image must go out to count as having waited
- * for a refresh: a torn present goes out as soon as it is ready (the virtual display: at exactly
- * that time; real hardware: within the scan-out's own latency, tens of us). */
-#define LOWLAT_TEAR_SLACK_NS 100000ll /* 100 us */
-
-/* A stage's time as lowlat's signed nanoseconds; 0 (the stage did not happen) for one out of range. */
-static int64_t stage_time_ns(const VkPresentStageTimeEXT *st)
-{
-	return st->time > (uint64_t)INT64_MAX ? 0 : (int64_t)st->time;
-}
-
-static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
-{
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	struct lowlat_pending_present taken, *p = &taken;
-	int64_t ready_ns = 0, out_ns = 0;
-
-	if (!pending_take(t, k, &taken))
-		return;
-	for (uint32_t s = 0; s < result->presentStageCount; s++) {
-		const VkPresentStageTimeEXT *st = &result->pPresentStages[s];
-		int64_t time_ns = stage_time_ns(st);
-		enum lowlat_log_stage stage;
-
-		/* 0: the stage did not happen (a dropped request never reaches the screen). */
-		if (!time_ns)
-			continue;
-		switch (st->stage) {
-		case VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT:
-			stage = LOWLAT_LOG_STAGE_QUEUE_DONE;
-			ready_ns = time_ns;
-			break;
-		case VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT: stage = LOWLAT_LOG_STAGE_LATCHED; break;
-		case VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT:
-			stage = LOWLAT_LOG_STAGE_PIXEL_OUT;
-			out_ns = time_ns;
-			break;
-		case VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT:
-			stage = LOWLAT_LOG_STAGE_PIXEL_VISIBLE;
-			break;
-		default: continue;
-		}
-		if (p->current && t->early_count < sizeof(t->early) / sizeof(t->early[0])) {
-			t->early[t->early_count].stage = stage;
-			t->early[t->early_count++].time_ns = time_ns;
-		} else {
-			lowlat_log_display_frame(sc->log, p->log_frame, stage, time_ns);
-		}
-	}
-	t->current_taken = t->current_taken || p->current;
-	/* The sample: from the frame's start (the app released) to its GPU work done, less the time
-	 * the app waited for the display to hand it an image. That wait is what a release too early
-	 * costs (frames queued ahead hold the images), not work; counting it would make the next
-	 * release earlier still, until every image is queued and each frame waits a whole queue. */
-	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
-	    ready_ns - p->blocked_ns > p->frame_start_ns)
-		lowlat_ready_note(&t->ready, ready_ns - p->blocked_ns - p->frame_start_ns);
-	/* What `lowlat status` shows as latency: the frame's start to its first pixel. */
-	if (out_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && out_ns > p->frame_start_ns)
-		lowlat_live_latency(sc->cap.live, out_ns - p->frame_start_ns);
-	/* A frame that went out a refresh or more after its target while the refresh it was meant for
-	 * showed the frame before it waited behind that frame in the FIFO queue (a start-up burst, or
-	 * one late frame: everything after it then queues a refresh behind). Every later frame waits as
-	 * long, so its latency is that many refreshes too high, for good: present.c drains the queue by
-	 * holding the next release back once. A frame that was simply not ready in time finds the
-	 * refresh before its target's showing an older frame, and is no queue. Until the presents made
-	 * before a drain have reported, their lateness says nothing new. */
-	if (p->target_ns != LOWLAT_LOG_UNKNOWN && out_ns && t->prev_out_ns && p->vblank_latch &&
-	    p->seq > t->drain_seq && t->refresh_known) {
-		int64_t half = t->refresh_ns / 2, late = out_ns - p->target_ns;
-		int64_t backlog = (late + half) / t->refresh_ns;
-		if (late > half && t->prev_out_ns >= p->target_ns - half && backlog > t->backlog_refreshes)
-			t->backlog_refreshes = backlog;
-	}
-	/* On a fixed-rate display: did it make the refresh it was planned for? Not shown at all (a
-	 * later frame replaced it) is a miss too. A frame late behind a queue is the queue's fault,
-	 * drained above, not the margin's. */
-	if (p->judged && t->refresh_known) {
-		int64_t half = t->refresh_ns / 2;
-		bool queued = out_ns && t->prev_out_ns >= p->target_ns - half;
-		if (!out_ns || out_ns <= p->target_ns + half || !queued)
-			lowlat_miss_note(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
-			                 t->target_n);
-		if (out_ns > p->target_ns + half && !queued) {
-			t->late_seq = p->seq;
-			t->late_out_ns = out_ns;
-		}
-	}
-	if (out_ns)
-		t->prev_out_ns = out_ns;
-	/* A FIFO latch starts a refresh: the grid's phase. So does a FIFO_RELAXED one that was ready
-	 * before it went out (it waited for the refresh); one that went out as it became ready was
-	 * late and tore mid-refresh. An app presenting only in FIFO_RELAXED (DXVK with a sync
-	 * interval and tearing allowed) thus gets the display grid too. */
-	bool waited = p->relaxed && ready_ns && out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS;
-	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
-	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
-	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does
-	 * replaces the guess. */
-	bool guess = p->relaxed && !t->have_vblank;
-	if (out_ns && (p->vblank_latch || waited || guess) && (!t->have_vblank || out_ns > t->vblank_ns)) {
-		t->vblank_ns = out_ns;
-		t->have_vblank = true;
-	}
-}
-
-/* A report still incomplete (asked for with VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT)
- * of the k-th oldest pending present, whose GPU work may have ended already. On a fixed-rate
- * display a FIFO frame whose work ended after the refresh it targets has missed that refresh; it
- * goes out at the first one after, unless a later frame planned for that same refresh replaces it
- * (FIFO_LATEST_READY). Known here, refreshes before that frame is shown, the next frame's plan can
- * move on a refresh with it (present.c, cadence_target) and the late frame is shown rather than
- * dropped. Only the report says so: a present not yet reported ready is not taken for a late one,
- * as a driver may report late or not at all. */
-static void take_partial(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
-{
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	const struct lowlat_pending_present *p;
-	int64_t ready_ns = 0;
-
-	if (k >= t->pending_count || !t->refresh_known || t->vrr || !t->have_vblank)
-		return;
-	p = pending_at(t, k);
-	if (p->target_ns == LOWLAT_LOG_UNKNOWN || !p->vblank_latch || p->seq == t->late_seq)
-		return;
-	for (uint32_t s = 0; s < result->presentStageCount; s++)
-		if (result->pPresentStages[s].stage == VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT)
-			ready_ns = stage_time_ns(&result->pPresentStages[s]);
-	/* The target is a refresh start give or take the rounding of the refresh duration. */
-	if (!ready_ns || ready_ns <= lowlat_refresh_nearest(p->target_ns, t->vblank_ns, t->refresh_ns))
-		return;
-	t->late_seq = p->seq;
-	t->late_out_ns = lowlat_refresh_at_or_after(ready_ns, t->vblank_ns, t->refresh_ns);
-}
-
-/* Results fetched per call. Each carries up to four stage times. */
-#define RESULTS_PER_CALL 16
-
-void lowlat_timing_update(struct lowlat_swapchain *sc)
-{
-	struct lowlat_device *dev = sc->device;
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	VkPastPresentationTimingEXT results[RESULTS_PER_CALL];
-	VkPresentStageTimeEXT stages[RESULTS_PER_CALL][4];
-
-	if (!t->active)
-		return;
-	if (!t->refresh_known)
-		read_properties(sc);
-	/* Drain: everything complete so far, so the driver's queue never fills with our results. A
-	 * bounded number of rounds: the queue holds at most LOWLAT_TIMING_QUEUE_SIZE. */
-	for (uint32_t round = 0; round <= LOWLAT_TIMING_QUEUE_SIZE / RESULTS_PER_CALL; round++) {
-		VkPastPresentationTimingInfoEXT info = {
-		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
-		        .flags = VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT,
-		        .swapchain = sc->handle};
-		VkPastPresentationTimingPropertiesEXT props = {
-		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
-		        .presentationTimingCount = RESULTS_PER_CALL,
-		        .pPresentationTimings = results};
-		VkResult r;
-
-		for (uint32_t i = 0; i < RESULTS_PER_CALL; i++)
-			results[i] = (VkPastPresentationTimingEXT){
-			        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_EXT,
-			        .presentStageCount = 4,
-			        .pPresentStages = stages[i]};
-		r = dev->vk.GetPastPresentationTimingEXT(dev->handle, &info, &props);
-		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-			return;
-		/* Results come in present order, the incomplete ones too (they keep their slots and
-		 * come again): k is the place among the pending presents of the next one. A complete
-		 * one after an incomplete one (a driver that finished a present before an older one)
-		 * is matched by that place all the same. */
-		uint32_t k = 0;
-		for (uint32_t i = 0; i < props.presentationTimingCount; i++) {
-			if (results[i].reportComplete)
-				take_result(sc, &results[i], k);
-			else
-				take_partial(sc, &results[i], k++);
-		}
-		if (props.timingPropertiesCounter != t->properties_counter)
-			read_properties(sc);
-		/* An incomplete one ends the news: those not fetched yet are younger, and the next
-		 * round would begin with the same incomplete ones again. */
-		if (r == VK_SUCCESS || k)
-			return;
-	}
-}
-
-/* How often the latency-frames cap looks for the display's report: a 32nd of a refresh (0.26 ms
- * at 120 Hz, 58 us at 540 Hz), so the release comes at most that late after the first pixel, and
- * the waiting thread wakes at most 32 times a refresh. Never below 50 us: a sleep's own wake-up
- * error (~100 us at p50 on the test VMs) makes a shorter poll only burn CPU. */
-#define SHOWN_POLL_FRACTION 32
-#define SHOWN_POLL_MIN_NS   50000ll /* 50 us */
-
-bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns)
-{
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	int64_t poll_ns;
-
-	if (!t->active || !t->refresh_known)
-		return false;
-	poll_ns = t->refresh_ns / SHOWN_POLL_FRACTION;
-	if (poll_ns < SHOWN_POLL_MIN_NS)
-		poll_ns = SHOWN_POLL_MIN_NS;
-	for (;;) {
-		int64_t now_ns;
-		lowlat_timing_update(sc);
-		if (t->pending_count <= unshown)
-			return true;
-		now_ns = lowlat_now_ns();
-		if (now_ns >= deadline_ns)
-			return false;
-		struct timespec ts = {
-		        .tv_nsec = (long)(deadline_ns - now_ns < poll_ns ? deadline_ns - now_ns : poll_ns)};
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* The app chains VkPresentTimingsInfoEXT (call->app_timings), and with a target time (app_targets):
- * it places its frames itself. */
+ * it places that frame itself. */
 void lowlat_timing_app_chain(struct lowlat_present_call *call)
 {
 	const VkPresentTimingsInfoEXT *timings =
 	        lowlat_chain_find(call->app->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
 
-	call->app_timings = timings != NULL;
+	call->app_timings = timings;
 	for (uint32_t i = 0; timings && timings->pTimingInfos && i < timings->swapchainCount; i++)
 		if (timings->pTimingInfos[i].targetTime)
 			call->app_targets = true;
 }
 
-/* A copy of the present info with lowlat's VkPresentTimingsInfoEXT in front of its chain. */
+/* A copy of the present info with lowlat's VkPresentTimingsInfoEXT: in front of the app's chain, or
+ * in place of the app's own in a copy of the chain down to it. */
 struct timed_present {
 	VkPresentInfoKHR info;
 	VkPresentTimingsInfoEXT timings;
 	VkPresentTimingInfoEXT timing[LOWLAT_CALL_SWAPCHAINS_MAX];
 	VkResult results[LOWLAT_CALL_SWAPCHAINS_MAX];
+	_Alignas(16) unsigned char storage[512];
 };
 
-/* Reads every swapchain's reports and, when the whole call can carry timing info (every swapchain
- * has the flag, the app chains none of its own), fills tp with this present's targets. */
+/* This present's target on the swapchain's grid (lowlat_timing_target) in the form the swapchain
+ * takes: an absolute time on the phase stage's clock, a time relative to the previous present's
+ * first pixel, or none (the frame then just arrives in time for it). */
+static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64_t now_ns)
+{
+	struct lowlat_swapchain_timing *t = &f->sc->timing;
+	int64_t target = lowlat_timing_target(f, now_ns);
+
+	f->display_target_ns = target;
+	if (target == LOWLAT_LOG_UNKNOWN)
+		return;
+	/* On a fixed grid the target is a refresh start, and the driver is asked not to show the frame
+	 * before the middle of the cycle ahead of it: the first refresh at or after that is the one
+	 * meant, with half a refresh of room either way for the rounding of a refresh duration, a
+	 * driver that rounds to the nearest refresh, and one that sleeps to the target before it
+	 * queues the frame (Arm's WSI layer; Mesa on XWayland). The spec's NEAREST_REFRESH_CYCLE says
+	 * the same less plainly, and Arm ignores it. On VRR the target is the flip itself. */
+	int64_t ask = t->vrr ? target : target - t->refresh_ns / 2;
+	if (t->targets == LOWLAT_TARGETS_ABSOLUTE) {
+		ti->targetTime = (uint64_t)lowlat_clock_from_monotonic(&t->clocks, t->phase_stage, ask);
+	} else if (t->targets == LOWLAT_TARGETS_RELATIVE && t->prev_target_ns != LOWLAT_LOG_UNKNOWN) {
+		/* Relative to when the frame before is shown (the spec: its first pixel): where it was
+		 * reported already, that time, else its own target. A frame shown late then delays
+		 * only itself: planning from its target would put every later frame as late again. */
+		int64_t before = t->prev_target_ns;
+		if (t->prev_out_ns && t->prev_out_seq == t->pushed_seq && t->prev_out_ns > before)
+			before = t->prev_out_ns;
+		if (ask > before) {
+			ti->targetTime = (uint64_t)(ask - before);
+			ti->flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT;
+		}
+	}
+}
+
+/* Reads every swapchain's reports and, when the call can carry timing info, fills tp with each
+ * present's: the app's own where it sets a target (or names another time domain), lowlat's
+ * otherwise, with the stages the app asked for added to lowlat's. A call with a swapchain lowlat
+ * has no present timing on goes down as the app made it, unless the app chains timing info itself. */
 static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct timed_present *tp)
 {
-	bool timed = !call->app_timings;
+	const VkPresentTimingsInfoEXT *app = call->app_timings;
 
 	for (uint32_t i = 0; i < call->count; i++) {
 		struct lowlat_swapchain *sc = call->frames[i].sc;
 		if (!sc || !sc->timing.active) {
-			timed = false;
+			if (!app)
+				return false;
 			continue;
 		}
 		sc->timing.sample_start_ns = LOWLAT_LOG_UNKNOWN;
 		sc->timing.pushed = sc->timing.judge_miss = false;
 		lowlat_timing_update(sc);
 	}
-	if (!timed)
-		return false;
 	*tp = (struct timed_present){.info = *call->down};
-	tp->timings = (VkPresentTimingsInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
-	                                        .pNext = call->down->pNext,
-	                                        .swapchainCount = call->count,
-	                                        .pTimingInfos = tp->timing};
-	tp->info.pNext = &tp->timings;
 	tp->info.pResults = tp->results;
+	if (app) {
+		struct lowlat_chain_storage storage = {.buffer = tp->storage, .size = sizeof(tp->storage)};
+		void *copy;
+		const void *head = lowlat_chain_copy_to(
+		        call->down->pNext,
+		        lowlat_chain_find(call->down->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT),
+		        &storage, &copy);
+		if (!head) {
+			LOWLAT_WARN_ONCE(
+			        "a present's chain cannot be copied (a structure lowlat does not know "
+			        "before the app's present timing): such presents go down as the app made "
+			        "them");
+			return false;
+		}
+		((VkPresentTimingsInfoEXT *)copy)->swapchainCount = call->count;
+		((VkPresentTimingsInfoEXT *)copy)->pTimingInfos = tp->timing;
+		tp->info.pNext = head;
+	} else {
+		tp->timings = (VkPresentTimingsInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
+		                                        .pNext = call->down->pNext,
+		                                        .swapchainCount = call->count,
+		                                        .pTimingInfos = tp->timing};
+		tp->info.pNext = &tp->timings;
+	}
 	for (uint32_t i = 0; i < call->count; i++) {
 		struct lowlat_frame *f = &call->frames[i];
-		struct lowlat_swapchain_timing *t = &f->sc->timing;
+		const VkPresentTimingInfoEXT *a =
+		        app && app->pTimingInfos && i < app->swapchainCount ? &app->pTimingInfos[i] : NULL;
 		VkPresentTimingInfoEXT *ti = &tp->timing[i];
+		struct lowlat_swapchain_timing *t = f->sc && f->sc->timing.active ? &f->sc->timing : NULL;
 
+		f->app_queries = a ? a->presentStageQueries : 0;
+		/* The app's own, as it made it: a frame it places itself, one on a time domain lowlat did
+		 * not calibrate (its reports are then the app's alone), a swapchain lowlat has no timing
+		 * on. */
+		f->foreign = !t || (a && (a->targetTime || a->timeDomainId != t->domain_id));
+		if (f->foreign) {
+			*ti = a ? *a
+			        : (VkPresentTimingInfoEXT){.sType =
+			                                           VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT};
+			/* Without a target of the app's, the grid goes on all the same: the frame is
+			 * released for it, and only arrives in time for it. */
+			if (t && a && !a->targetTime)
+				f->display_target_ns = lowlat_timing_target(f, now_ns);
+			continue;
+		}
 		*ti = (VkPresentTimingInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
 		                               .timeDomainId = t->domain_id,
-		                               .targetTimeDomainPresentStage = t->target_stage};
+		                               .targetTimeDomainPresentStage = t->phase_stage};
 		/* Stage times for every present while our list of pending ones has room: it mirrors the
 		 * driver's results queue, which is as large, so that queue never fills. */
 		if (t->pending_count < LOWLAT_TIMING_QUEUE_SIZE)
-			ti->presentStageQueries = t->stage_queries;
-		f->display_target_ns = lowlat_timing_target(f, now_ns);
-		if (f->display_target_ns != LOWLAT_LOG_UNKNOWN) {
-			ti->targetTime = (uint64_t)f->display_target_ns;
-			/* On a fixed grid the target is a refresh start computed from a rounded refresh
-			 * duration: nearest, so a few ns either side still mean that refresh. */
-			if (!t->vrr)
-				ti->flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
-		}
+			ti->presentStageQueries = t->stage_queries | f->app_queries;
+		set_target(f, ti, now_ns);
 		/* The early method's lead covers hand-off to ready: its samples start here. */
 		if (call->early)
 			t->sample_start_ns = now_ns;
@@ -537,48 +548,55 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 	return true;
 }
 
-/* Its results will come back in present order: what they will be matched with. */
-static void push_pending(struct lowlat_frame *f)
+/* A swapchain whose results queue was full is refused with VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
+ * an error an app that never asked for timing cannot expect: present again without stage queries.
+ * The refused present's semaphore waits did execute (the spec counts its queue operations as
+ * enqueued), so the retry waits on nothing. Only when every swapchain of the call was refused: the
+ * app's per-swapchain pNext arrays cannot be split. */
+/* The app's part of the results queue is full (its size, LOWLAT_APP_QUEUE_MAX): its present asking
+ * for stage times is refused as the driver would refuse it, VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT
+ * and nothing shown, the semaphore waits done all the same (an empty submission that waits on them).
+ * Only a call of one swapchain: the app's others cannot be refused apart from it. */
+static bool refuse_app_full(struct lowlat_present_call *call)
 {
-	struct lowlat_swapchain *sc = f->sc;
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	struct lowlat_pending_present *p =
-	        &t->pending[(t->pending_first + t->pending_count) % LOWLAT_TIMING_QUEUE_SIZE];
+	const struct lowlat_frame *f = &call->frames[0];
+	const VkPresentTimingsInfoEXT *app = call->app_timings;
+	VkPipelineStageFlags stages[16];
 
-	*p = (struct lowlat_pending_present){
-	        .log_frame = LOWLAT_LOG_UNKNOWN,
-	        .frame_start_ns =
-	                t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? t->sample_start_ns : sc->frame_start_ns,
-	        .blocked_ns = t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? 0 : sc->acquire_blocked_ns,
-	        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
-	                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
-	        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
-	        .target_ns = f->display_target_ns,
-	        .judged = t->judge_miss && f->display_target_ns != LOWLAT_LOG_UNKNOWN,
-	        .seq = ++t->pushed_seq,
-	        .current = true,
-	};
-	t->pending_count++;
-	t->pushed = true;
+	if (call->count != 1 || !app || !app->pTimingInfos || !f->sc || !f->sc->timing.active ||
+	    !app->pTimingInfos[0].presentStageQueries || call->app->waitSemaphoreCount > 16 ||
+	    lowlat_timing_app_outstanding(&f->sc->timing) < f->sc->timing.app_queue_size)
+		return false;
+	for (uint32_t i = 0; i < call->app->waitSemaphoreCount; i++)
+		stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	const VkSubmitInfo waits = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	                            .waitSemaphoreCount = call->app->waitSemaphoreCount,
+	                            .pWaitSemaphores = call->app->pWaitSemaphores,
+	                            .pWaitDstStageMask = stages};
+	VkResult r = waits.waitSemaphoreCount
+	                     ? call->dev->vk.QueueSubmit(call->queue, 1, &waits, VK_NULL_HANDLE)
+	                     : VK_SUCCESS;
+	call->result = r == VK_SUCCESS ? VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT : r;
+	if (call->app->pResults)
+		call->app->pResults[0] = call->result;
+	return true;
 }
 
-/* A swapchain whose results queue was full is refused with VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
- * an error the app (which never asked for timing) cannot expect: present again without stage
- * queries. The refused present's semaphore waits did execute (the spec counts its queue operations
- * as enqueued), so the retry waits on nothing. Only when every swapchain of the call was refused:
- * the app's per-swapchain pNext arrays cannot be split. */
 bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
 {
 	struct lowlat_device *dev = call->dev;
 	struct timed_present tp;
 	bool all_full = true;
 
+	if (refuse_app_full(call))
+		return true;
+
 	if (!(call->timed = prepare(call, now_ns, &tp)))
 		return false;
 	call->result = dev->vk.QueuePresentKHR(call->queue, &tp.info);
 	for (uint32_t i = 0; i < call->count; i++)
 		all_full = all_full && tp.results[i] == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT;
-	if (all_full) {
+	if (all_full && !call->app_timings) {
 		LOWLAT_DEBUG("present-timing results queue full; presenting again without stage queries");
 		for (uint32_t i = 0; i < call->count; i++)
 			tp.timing[i].presentStageQueries = 0;
@@ -588,10 +606,12 @@ bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
 	}
 	for (uint32_t i = 0; i < call->count; i++) {
 		struct lowlat_frame *f = &call->frames[i];
-		struct lowlat_swapchain_timing *t = &f->sc->timing;
 
 		if (call->app->pResults)
 			call->app->pResults[i] = tp.results[i];
+		if (!f->sc || !f->sc->timing.active)
+			continue;
+		struct lowlat_swapchain_timing *t = &f->sc->timing;
 		if (tp.results[i] < 0) {
 			f->display_target_ns = t->prev_target_ns = LOWLAT_LOG_UNKNOWN;
 			continue;
@@ -599,32 +619,12 @@ bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
 		if (f->display_target_ns != LOWLAT_LOG_UNKNOWN)
 			f->sc->timed_presents++;
 		t->prev_target_ns = f->display_target_ns;
+		/* Every present that asked for stage times, the app's own too: lowlat's list mirrors the
+		 * driver's queue of reports, which come back in present order. */
 		if (tp.timing[i].presentStageQueries)
-			push_pending(f);
+			lowlat_timing_push(f, tp.timing[i].presentStageQueries);
 	}
 	return true;
-}
-
-void lowlat_timing_logged(struct lowlat_swapchain *sc, int64_t row)
-{
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	struct lowlat_pending_present *latest =
-	        t->pushed && !t->current_taken
-	                ? &t->pending[(t->pending_first + t->pending_count - 1) % LOWLAT_TIMING_QUEUE_SIZE]
-	                : NULL;
-
-	if (row != LOWLAT_LOG_UNKNOWN) {
-		/* Its reports go into this row: now if they came inside this call, else when they come. */
-		for (uint32_t s = 0; s < t->early_count; s++)
-			lowlat_log_display_frame(sc->log, row, (enum lowlat_log_stage)t->early[s].stage,
-			                         t->early[s].time_ns);
-		if (latest)
-			latest->log_frame = row;
-	}
-	if (latest)
-		latest->current = false;
-	t->pushed = t->current_taken = false;
-	t->early_count = 0;
 }
 
 #endif

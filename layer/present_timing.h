@@ -13,6 +13,7 @@
 
 #include "create_info.h"
 #include "pace_display.h"
+#include "present_clock.h"
 
 struct lowlat_instance;
 struct lowlat_device;
@@ -33,22 +34,74 @@ struct lowlat_pending_present {
 	/* Pushed by the present call still in progress, whose log row is not written yet (the
 	 * latency-frames cap can read its report inside that call). */
 	bool current;
+	int64_t present_ns; /* when it was presented (CLOCK_MONOTONIC) */
+	/* The stages the app asked for itself, whose times it reads back through lowlat
+	 * (lowlat_GetPastPresentationTimingEXT); foreign: the present went down with the app's own
+	 * timing info (its target or its time domain), its report is the app's alone. */
+	uint32_t app_queries;
+	bool foreign;
+};
+
+/* A report kept for the app, as the driver gave it (its time domain, the app's stages only): the
+ * app's vkGetPastPresentationTimingEXT takes them off in present order. */
+struct lowlat_app_report {
+	uint64_t present_id, target_time, domain_id;
+	int32_t domain; /* VkTimeDomainKHR */
+	uint32_t count;
+	struct {
+		uint32_t stage; /* VkPresentStageFlagBitsEXT */
+		uint64_t time;
+	} stage[4];
 };
 
 /* Pending presents per swapchain; also the size of the driver's timing results queue we ask for.
  * Results come back a few frames after the present (FIFO: the queue depth plus one refresh), and
  * they are drained at every present, so 64 is more than a swapchain can have outstanding. */
 #define LOWLAT_TIMING_QUEUE_SIZE 64u
+/* An app that asks for stage times itself sizes its own queue on top (vkd3d-proton: 16), up to this
+ * many; lowlat keeps it as the driver would: at its size, the app's next present asking for stage
+ * times is refused with VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT. */
+#define LOWLAT_APP_QUEUE_MAX 64u
+/* Pending presents: lowlat's own and the app's. */
+#define LOWLAT_PENDING_MAX (LOWLAT_TIMING_QUEUE_SIZE + LOWLAT_APP_QUEUE_MAX)
+
+/* What a swapchain's presents may carry: absolute target times, times relative to the previous
+ * present's first pixel, or none (the "timing" level then paces on the display's reports alone). */
+enum lowlat_target_kind {
+	LOWLAT_TARGETS_NONE,
+	LOWLAT_TARGETS_RELATIVE,
+	LOWLAT_TARGETS_ABSOLUTE,
+};
 
 /* A swapchain's present-timing state: what its reports said, and the "timing" level's plan
  * (level_timing.c). Used only inside the app's calls on the swapchain, which Vulkan requires to be
  * externally synchronised. */
 struct lowlat_swapchain_timing {
-	/* Created with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT and a CLOCK_MONOTONIC time domain
-	 * found: its presents may carry timing info. */
+	/* Created with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT, a time domain chosen and its clocks
+	 * calibrated: its presents may carry timing info. */
 	bool active;
-	uint64_t domain_id;
-	uint32_t stage_queries, target_stage; /* VkPresentStageFlagsEXT */
+	VkTimeDomainEXT domain; /* the EXT spelling: Debian 12's headers predate the KHR one */
+	uint64_t domain_id, domains_counter;
+	struct lowlat_stage_clocks clocks;
+	/* The stages it asks for; the one that gives the grid's phase, whose clock its absolute
+	 * targets are on; the target kind. */
+	uint32_t stage_queries, phase_stage;
+	enum lowlat_target_kind targets;
+	/* Reports that contradict themselves in a row (times going backwards, frames shown before
+	 * they were presented, or absolute targets ignored): at LOWLAT_TIMING_BAD_REPORTS, lowlat
+	 * stops trusting them (timing_reports.c says which way). */
+	uint32_t bad_reports, early_shows;
+	/* Why the reported refresh cannot be paced on, "" while it can. */
+	char unusable[96];
+	/* When the latest complete report came: reports that stop (a results slot a failed present
+	 * keeps, in Mesa) are noticed from it. */
+	int64_t report_ns;
+	/* The app's own reports (an app that enabled present timing itself), and the counters the
+	 * driver's latest answer carried, which the app's answers carry too. */
+	struct lowlat_app_report app_reports[LOWLAT_APP_QUEUE_MAX];
+	uint32_t app_first, app_count;
+	uint32_t app_queue_size; /* the size the app set (0 until it does, as for the driver) */
+	uint64_t reported_properties_counter, reported_domains_counter;
 	/* The display's refresh, once the driver reported it (it may answer VK_NOT_READY until the
 	 * first present); properties_counter tells when it changed. */
 	bool refresh_known, vrr;
@@ -73,7 +126,7 @@ struct lowlat_swapchain_timing {
 	bool judge_miss; /* this call's present carries such a target, presented in time for it */
 	struct lowlat_ready_window ready;
 	struct lowlat_miss_margin miss_margin;
-	struct lowlat_pending_present pending[LOWLAT_TIMING_QUEUE_SIZE];
+	struct lowlat_pending_present pending[LOWLAT_PENDING_MAX];
 	uint32_t pending_first, pending_count;
 	bool pushed;         /* this call added a pending present, whose log frame is still to set */
 	uint64_t pushed_seq; /* pending presents pushed so far (the seq of the latest) */
@@ -82,7 +135,8 @@ struct lowlat_swapchain_timing {
 	 * Presents up to drain_seq were made before the last drain and still report the old queue. */
 	int64_t backlog_refreshes;
 	uint64_t drain_seq, drains;
-	int64_t prev_out_ns; /* first pixel out of the latest present reported shown, 0 before one */
+	int64_t prev_out_ns;   /* first pixel out of the latest present reported shown, 0 before one */
+	uint64_t prev_out_seq; /* that present's seq */
 	/* The release lead's margin over the predicted ready time; -1: the default, which scales with
 	 * the refresh (pace_display.h). Set only by LOWLAT_BENCH_LEAD_MARGIN_US, a knob for
 	 * tools/bench-display's latency-versus-repeats curve, not a setting. */
@@ -111,6 +165,8 @@ struct lowlat_swapchain_timing {
  * does not use present timing itself. enable says whether they were added; reason says why not. */
 struct lowlat_device_setup {
 	bool enable, app_timing;
+	bool absolute, relative; /* the target kinds enabled (presentAt{Absolute,Relative}Time) */
+	bool calibrate_khr;      /* VK_KHR_calibrated_timestamps enabled, else the EXT one */
 	const char *reason;
 };
 
@@ -120,7 +176,8 @@ struct lowlat_swapchain_setup {
 	VkSwapchainCreateInfoKHR info;
 	bool timing;
 	const char *reason;
-	uint32_t stage_queries; /* the stages the surface reports */
+	uint32_t stage_queries;  /* the stages the surface reports */
+	bool absolute, relative; /* the target kinds the device and the surface take */
 };
 
 struct lowlat_frame;
@@ -138,10 +195,11 @@ void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice p
 void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainCreateInfoKHR *app,
                                    struct lowlat_swapchain_setup *s);
 
-/* After the driver created the swapchain with the flag: sizes the results queue, finds the
- * CLOCK_MONOTONIC time domain, tries the refresh duration. Sets sc->timing.active, or leaves it
- * false and returns why. */
-const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t stage_queries);
+/* After the driver created the swapchain with the flag: sizes the results queue, chooses the time
+ * domain and calibrates its stage clocks, tries the refresh duration. Sets sc->timing.active, or
+ * leaves it false and returns why. */
+const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
+                                         const struct lowlat_swapchain_setup *setup);
 
 /* At each present, inside the app's call (the swapchain is externally synchronised there): reads
  * the refresh duration if not known yet or changed, and drains the display's results, feeding the
@@ -166,6 +224,29 @@ bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns);
 /* After the present's log row (LOWLAT_LOG_UNKNOWN: not logged): its reports that came inside the
  * call go into that row, the pending present gets it for those to come. */
 void lowlat_timing_logged(struct lowlat_swapchain *sc, int64_t row);
+
+/* timing_reports.c: a present that asked for stage times (queries), noted among the swapchain's
+ * pending presents, whose reports come back in that order. */
+void lowlat_timing_push(struct lowlat_frame *f, uint32_t queries);
+
+/* The app's results the driver's queue holds for it: those kept for it unread, and its presents
+ * still pending that asked for stage times. */
+uint32_t lowlat_timing_app_outstanding(struct lowlat_swapchain_timing *t);
+
+/* The refresh the driver reports now; false while it cannot tell (or tells something lowlat
+ * cannot pace on: the swapchain then gives its display timing up). */
+bool lowlat_timing_properties(struct lowlat_swapchain *sc);
+
+/* The stage clocks' offsets against CLOCK_MONOTONIC again; false when they cannot be read. */
+bool lowlat_timing_calibrate(struct lowlat_swapchain *sc);
+
+/* The swapchain stops using present timing (its reports, its clocks or its refresh cannot be
+ * trusted) and is paced on the CPU clock from its next present: one line saying why. */
+void lowlat_timing_give_up(struct lowlat_swapchain *sc, const char *why_fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+/* The pacing level's line: "absolute targets, present-stage clocks calibrated", in buf. */
+const char *lowlat_timing_describe(const struct lowlat_swapchain *sc, char *buf, size_t size);
 
 #else
 
@@ -200,10 +281,11 @@ static inline void lowlat_timing_swapchain_setup(struct lowlat_device *dev,
 	*s = (struct lowlat_swapchain_setup){
 	        .info = *app, .reason = "lowlat was built without VK_EXT_present_timing headers"};
 }
-static inline const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc, uint32_t stage_queries)
+static inline const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
+                                                       const struct lowlat_swapchain_setup *setup)
 {
 	(void)sc;
-	(void)stage_queries;
+	(void)setup;
 	return "lowlat was built without VK_EXT_present_timing headers";
 }
 static inline void lowlat_timing_update(struct lowlat_swapchain *sc)
@@ -217,6 +299,13 @@ static inline bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_
 	(void)unshown;
 	(void)deadline_ns;
 	return false;
+}
+static inline const char *lowlat_timing_describe(const struct lowlat_swapchain *sc, char *buf, size_t size)
+{
+	(void)sc;
+	(void)buf;
+	(void)size;
+	return "";
 }
 
 #endif

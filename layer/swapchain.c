@@ -139,8 +139,8 @@ static void latency_cap_unkept(const struct lowlat_swapchain *sc, const char *le
  *  - "present-wait": present-wait completion times, lowlat's own present ids, the latency cap;
  *  - "drm": the refresh clock of the screen's CRTC (present_refresh.h), releases on its grid;
  *  - "cpu": the time grid of the plain late limiter.
- * An app that drives present timing itself stays on "cpu": its targets place its frames, and a
- * release phased for the next refresh would fight them. */
+ * An app that uses present timing itself gets "timing" too (its own targets are left alone present
+ * by present, present_timing.c), or else "cpu": lowlat gave its present ids no second meaning. */
 static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_why)
 {
 	struct lowlat_device *dev = sc->device;
@@ -150,10 +150,11 @@ static void pacing_level_select(struct lowlat_swapchain *sc, const char *timing_
 	if (!timing_why)
 		timing_why = "unknown";
 	if (sc->timing.active) {
+		char how[160];
 		sc->level = &lowlat_level_timing;
-		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: target display "
-		            "times on the refresh grid)",
-		            sc->extent.width, sc->extent.height);
+		LOWLAT_INFO("swapchain %ux%u: pacing level \"timing\" (VK_EXT_present_timing: %s)",
+		            sc->extent.width, sc->extent.height,
+		            lowlat_timing_describe(sc, how, sizeof(how)));
 		return;
 	}
 	sc->level = &lowlat_level_cpu;
@@ -271,7 +272,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 		sc->last_release_ns = prev_release;
 	}
 	sc->frame_start_ns = LOWLAT_LOG_UNKNOWN;
-	fallback = setup.timing ? lowlat_timing_swapchain_init(sc, setup.stage_queries) : setup.reason;
+	fallback = setup.timing ? lowlat_timing_swapchain_init(sc, &setup) : setup.reason;
 	/* Before the insert: the app's waiting thread may look it up from then on. */
 	pacing_level_select(sc, fallback);
 

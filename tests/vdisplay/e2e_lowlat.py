@@ -32,6 +32,7 @@ test fails. Anything unexplained fails at once. The test is skipped (exit 77) on
 run at all, decided before vkcube starts: no X display, no vkcube, no validation layer.
 """
 import argparse
+import bisect
 import csv
 import glob
 import os
@@ -123,9 +124,14 @@ def run_once(args, attempt):
 
     # present_mode auto while capping: the FIFO swapchain presents in FIFO_LATEST_READY (switched per
     # present through swapchain_maintenance1, which the display offers).
+    # A display without FIFO_LATEST_READY (Mesa's WSI offers none): FIFO, and the line says why.
     modes = mode_lines(lines)
-    if len(modes) != 1 or "FIFO_LATEST_READY while lowlat caps" not in modes[0]:
+    if args.no_latest_ready:
+        if len(modes) != 1 or "present mode FIFO (" not in modes[0] or "fifo_latest_ready" not in modes[0].lower():
+            raise Fail(f"expected one present-mode line saying FIFO, for want of FIFO_LATEST_READY, got {modes}")
+    elif len(modes) != 1 or "FIFO_LATEST_READY while lowlat caps" not in modes[0]:
         raise Fail(f"expected one present-mode line saying FIFO_LATEST_READY while capping, got {modes}")
+    paced_mode = "FIFO" if args.no_latest_ready else "FIFO_LATEST_READY"
 
     levels = [ln for ln in lines if "pacing level" in ln]
     if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
@@ -133,6 +139,7 @@ def run_once(args, attempt):
 
     n = round(float(args.hz) / float(args.fps))
     rows = vdlog.read(truth)
+    vdlog.aim_targets(rows)
     errors = []
     vdlog.check_invariants(rows, errors.append)
     if errors:
@@ -149,16 +156,28 @@ def run_once(args, attempt):
     if len(startup) > 3 or len(shown) + len(unshown) + len(startup) + len(dropped) != args.frames or len(unshown) > 3:
         raise Fail(f"{len(shown)} frames shown, {len(unshown)} still queued at exit, {len(dropped)} dropped "
                    f"with a target, {len(startup)} without, of {args.frames} presented")
+    if args.no_targets or args.targets_ignored:
+        return check_untargeted(args, rows, shown, paced_mode, n, logdir, tmp)
     first = next((i for i, r in enumerate(shown) if r["target_ns"]), None)
     if first is None or first > 10:
         raise Fail(f"no target in the first 10 presents (first at {first})")
     paced = shown[first:]
-    untargeted = [r["seq"] for r in paced if not r["target_ns"]]
+    # Mesa on XWayland leaves a relative target of up to a refresh to FIFO: after a frame shown late
+    # the next one, planned on the grid, asks for at most that, and the display records no target.
+    # Such a frame must follow a late one; the checks on targets skip it.
+    all_paced = paced
+    untargeted = [b["seq"] for a, b in zip(all_paced, all_paced[1:]) if not b["target_ns"]
+                  and not (args.relative_floor and a["target_ns"]
+                           and a["refresh"] > vdlog.aimed_refresh(a["rate_mhz"], a["target_ns"]))]
     if untargeted:
         raise Fail(f"presents after the first target without one: {untargeted[:10]}")
-    not_latest = [r["seq"] for r in paced if r["mode"] != "FIFO_LATEST_READY"]
+    paced = [r for r in all_paced if r["target_ns"]]
+    floor_left = len(all_paced) - len(paced)
+    # Neighbours both with targets, for the checks on targets.
+    pairs = [(a, b) for a, b in zip(all_paced, all_paced[1:]) if a["target_ns"] and b["target_ns"]]
+    not_latest = [r["seq"] for r in all_paced if r["mode"] != paced_mode]
     if not_latest:
-        raise Fail(f"capped presents not in FIFO_LATEST_READY: {not_latest[:10]}")
+        raise Fail(f"capped presents not in {paced_mode}: {not_latest[:10]}")
 
     rate = paced[0]["rate_mhz"]
     period = 10**12 / rate
@@ -173,7 +192,7 @@ def run_once(args, attempt):
     # showed the frame before. lowlat drains such a queue by moving its grid that many refreshes
     # later once, a few frames after it sees the first in the display's feedback.
     queued = set()
-    for a, r in zip(paced, paced[1:]):
+    for a, r in pairs:
         want = refresh_of(r["target_ns"])
         if r["refresh"] > want and a["refresh"] >= want:
             queued.add(r["seq"])
@@ -182,7 +201,7 @@ def run_once(args, attempt):
     # cadence_follow_late), so the late frame keeps its n refreshes.
     steps = {}
     restarts = drains = moved = 0
-    for a, b in zip(paced, paced[1:]):
+    for a, b in pairs:
         step = refresh_of(b["target_ns"]) - refresh_of(a["target_ns"])
         planned = vdlog.refresh_start_ns(rate, refresh_of(a["target_ns"]) + n)
         late_by = a["refresh"] - refresh_of(a["target_ns"])
@@ -200,7 +219,7 @@ def run_once(args, attempt):
     # (FIFO shows one request per refresh, so a frame also waits when the one before it, late, was
     # shown on its refresh.)
     late = 0
-    for a, r in zip(paced, paced[1:]):
+    for a, r in pairs:
         want = refresh_of(r["target_ns"])
         if r["refresh"] != want:
             if r["ready_ns"] <= vdlog.refresh_start_ns(rate, want) and a["refresh"] < want:
@@ -230,33 +249,30 @@ def run_once(args, attempt):
                       "a queue behind V-Sync was left standing")
     if errors:
         raise Fail("; ".join(errors[:5]))
-    durations = [b["refresh"] - a["refresh"] for a, b in zip(paced, paced[1:])]
+    durations = [b["refresh"] - a["refresh"] for a, b in zip(all_paced, all_paced[1:])]
     exact = sum(1 for d in durations if d == n)
     off = 1 - exact / len(durations)
+    if floor_left:
+        print(f"{floor_left} frames after a late one asked for at most a refresh, which the display left to FIFO")
     print(f"target steps {dict(sorted(steps.items()))}; {exact} of {len(durations)} frames shown exactly {n} "
           f"refreshes ({off * 100:.2f}% off); {late} frames not ready by their target refresh ({len(dropped)} of "
           f"them dropped), {restarts} grid restarts after a present later than its target, {moved} targets moved "
           f"after a frame shown late; {drains} queue drains, "
           f"longest run of queued frames {longest}")
 
-    logs = glob.glob(os.path.join(logdir, "*.csv"))
-    if len(logs) != 1:
-        raise Fail(f"expected one present log, found {logs}")
-    with open(logs[0]) as f:
-        log = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    log = read_present_log(logdir)
     timed = [r for r in log if r["fallback"] == "timing"]
     if len(timed) < len(paced) - 1:
         raise Fail(f"only {len(timed)} log rows say fallback 'timing'")
-    full = [r for r in timed if r["target_ns"] and r["queue_done_ns"] and r["pixel_out_ns"] and r["refresh_ns"]
+    full = [r for r in timed if r["target_ns"] and r["queue_done_ns"] and shown_stage(r) and r["refresh_ns"]
             and r["predicted_ready_ns"]]
     # The last few presents' feedback comes after the swapchain is gone, and a frame dropped for
     # the next one (FIFO_LATEST_READY) has no first pixel.
     if len(full) < len(timed) - 10 - len(dropped):
         raise Fail(f"only {len(full)} of {len(timed)} 'timing' rows have target, stage times and refresh")
-    if any(r["present_mode"] != "FIFO_LATEST_READY" for r in timed):
-        raise Fail("log rows with fallback 'timing' not in FIFO_LATEST_READY")
-    if any(int(r["refresh_ns"]) != round(period) for r in full):
-        raise Fail("refresh_ns differs from the display's")
+    if any(r["present_mode"] != paced_mode for r in timed):
+        raise Fail(f"log rows with fallback 'timing' not in {paced_mode}")
+    check_refresh_ns(args, full, period)
     print(f"log: {len(timed)} rows with fallback 'timing', {len(full)} with target, stage times and refresh")
 
     if args.method == "early":
@@ -267,14 +283,108 @@ def run_once(args, attempt):
     return 2, f"{off * 100:.2f}% of frames off, every one explained by a frame not ready in time", tmp
 
 
+def check_refresh_ns(args, rows, period):
+    """lowlat logs the refresh duration the display reports: the period to the ns, or on a profile
+    whose driver estimates it (Mesa's X11 WSI, from the X server's UST in us) within the
+    --refresh-tolerance-ns Mesa holds its estimate to."""
+    wrong = [int(r["refresh_ns"]) for r in rows if abs(int(r["refresh_ns"]) - period) > args.refresh_tolerance_ns + 0.5]
+    if wrong:
+        raise Fail(f"{len(wrong)} log rows' refresh_ns differ from the display's {period:.0f} ns by more than "
+                   f"{args.refresh_tolerance_ns} ns (e.g. {wrong[:3]})")
+
+
+def shown_stage(row):
+    """A log row's time its frame reached the display: its first pixel out, or where the profile
+    reports no first pixel (XWayland), when the request was dequeued (latched_ns)."""
+    return row["pixel_out_ns"] or row["latched_ns"]
+
+
+def read_present_log(logdir):
+    logs = glob.glob(os.path.join(logdir, "*.csv"))
+    if len(logs) != 1:
+        raise Fail(f"expected one present log, found {logs}")
+    with open(logs[0]) as f:
+        return list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+
+
+def check_untargeted(args, rows, shown, paced_mode, n, logdir, tmp):
+    """A surface that takes no targets (Mesa's Wayland WSI without commit-timing-v1): lowlat still
+    paces on "timing", releasing each frame on the refresh grid the display reports, and sets no
+    target. Or one that ignores the targets of a cap at its refresh rate (XWayland leaves a relative
+    target of up to a refresh to FIFO). The display's record must show every frame n refreshes after
+    the one before, and no queue standing behind V-Sync: a frame shown later than the first refresh
+    after it was ready waited behind an earlier one, which a few frames may do after a late frame,
+    never a run."""
+    if args.no_targets:
+        targeted = [r["seq"] for r in rows if r["target_ns"]]
+        if targeted:
+            raise Fail(f"presents with a target on a surface that takes none: {targeted[:10]}")
+    paced = shown[10:]
+    not_paced_mode = [r["seq"] for r in paced if r["mode"] != paced_mode]
+    if not_paced_mode:
+        raise Fail(f"capped presents not in {paced_mode}: {not_paced_mode[:10]}")
+    rate = paced[0]["rate_mhz"]
+    period = 10**12 / rate
+    durations = [b["refresh"] - a["refresh"] for a, b in zip(paced, paced[1:])]
+    exact = sum(1 for d in durations if d == n)
+    off = 1 - exact / len(durations)
+    waited = run = longest = 0
+    for a, r in zip(paced, paced[1:]):
+        first_after_ready = -(-r["ready_ns"] * rate // 10**12)
+        # A target the display took (XWayland: one lowlat planned more than a refresh after the
+        # frame before, after a late release) must not have held a frame that was ready, with the
+        # refresh before it free, for a refresh.
+        aimed = vdlog.aimed_refresh(rate, r["target_ns"]) if r["target_ns"] else 0
+        if aimed and r["refresh"] == aimed and first_after_ready < aimed and a["refresh"] < aimed - 1:
+            raise Fail(f"request {r['seq']} was ready for refresh {first_after_ready} with refresh {aimed - 1} "
+                       f"free, but its target held it to {aimed}")
+        if r["refresh"] > max(first_after_ready, a["refresh"] + 1):
+            raise Fail(f"request {r['seq']} was ready for refresh {first_after_ready}, the one before it was "
+                       f"shown on {a['refresh']}, yet it was shown on {r['refresh']}")
+        if r["refresh"] > first_after_ready:
+            waited += 1
+            run += 1
+            longest = max(longest, run)
+        else:
+            run = 0
+    print(f"{exact} of {len(durations)} frames shown exactly {n} refreshes ({off * 100:.2f}% off), "
+          f"{'no targets' if args.no_targets else sum(1 for r in paced if r['target_ns'])} taken by the display; "
+          f"{waited} frames waited behind an earlier one, at most {longest} in a row")
+    if longest > args.max_queued_run:
+        raise Fail(f"{longest} frames in a row waited behind an earlier one: a queue behind V-Sync was left standing")
+
+    log = read_present_log(logdir)
+    timed = [r for r in log if r["fallback"] == "timing"]
+    if len(timed) < len(paced) - 1:
+        raise Fail(f"only {len(timed)} log rows say fallback 'timing'")
+    full = [r for r in timed if r["queue_done_ns"] and shown_stage(r) and r["refresh_ns"]]
+    if len(full) < len(timed) - 10:
+        raise Fail(f"only {len(full)} of {len(timed)} 'timing' rows have stage times and refresh")
+    check_refresh_ns(args, full, period)
+    print(f"log: {len(timed)} rows with fallback 'timing', {len(full)} with stage times and refresh")
+    if off <= args.max_off:
+        return 0, "", tmp
+    return 2, f"{off * 100:.2f}% of frames off", tmp
+
+
 def check_early_hold(paced, full, period):
     """The early wait holds the finished frame until the lead it planned before its target (the
     predicted hand-off-to-ready time plus the margin, predicted_ready_ns in lowlat's log): the
     display gets each present then, not whenever the app handed it over. A busy machine lengthens
     the lead (its ready times spread, and frames that missed make the margin grow) and wakes the
     wait late; neither is a present handed down before its planned time."""
-    lead = {int(r["target_ns"]): int(r["predicted_ready_ns"]) for r in full}
-    pairs = [(r["target_ns"] - r["queued_ns"], lead[r["target_ns"]]) for r in paced if r["target_ns"] in lead]
+    # The display's target and lowlat's are the same time through a stage clock's calibration
+    # (present-stage-local domains): the same target within 50 us (targets are refreshes apart).
+    leads = sorted((int(r["target_ns"]), int(r["predicted_ready_ns"])) for r in full)
+    keys = [t for t, _ in leads]
+
+    def lead_of(target):
+        i = bisect.bisect_left(keys, target)
+        near = [j for j in (i - 1, i) if 0 <= j < len(keys) and abs(keys[j] - target) <= 50000]
+        return leads[near[0]][1] if near else None
+
+    pairs = [(r["target_ns"] - r["queued_ns"], lead_of(r["target_ns"])) for r in paced]
+    pairs = [p for p in pairs if p[1] is not None]
     if len(pairs) < len(paced) - 10:
         raise Fail(f"only {len(pairs)} of {len(paced)} shown frames have a lead in lowlat's log")
 
@@ -364,6 +474,16 @@ def main():
     # misses are the workload's, each of a frame not ready by its target; a wrong target, a queue
     # left standing or a miss of a frame that was ready fails at once whatever this bound.
     ap.add_argument("--max-off", type=float, default=0.03)
+    ap.add_argument("--no-latest-ready", action="store_true",
+                    help="the display's profile offers no FIFO_LATEST_READY: capped presents stay FIFO")
+    ap.add_argument("--no-targets", action="store_true",
+                    help="the display's profile takes no targets: lowlat releases on its reported grid")
+    ap.add_argument("--targets-ignored", action="store_true",
+                    help="the display ignores the targets lowlat sets at this cap (Mesa on XWayland at n = 1)")
+    ap.add_argument("--relative-floor", action="store_true",
+                    help="the display leaves a relative target of up to a refresh to FIFO (Mesa on XWayland)")
+    ap.add_argument("--refresh-tolerance-ns", type=int, default=0,
+                    help="how far the refresh duration the profile reports may lie from the true one")
     ap.add_argument("--attempts", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=30, help="frames not judged for a standing queue")
     ap.add_argument("--max-queued-run", type=int, default=8,

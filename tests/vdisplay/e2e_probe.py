@@ -7,9 +7,11 @@ headless surface below) and checks what the probe saw against the truth log.
 
 With --lowlat-manifest-dir, lowlat runs on top (implicit, capping at --lowlat-fps): the probe
 drives present ids, present wait and VK_EXT_present_timing itself, so every check must hold as
-without it (lowlat adds no ids, never touches the app's targets or reads its timing results), and
-lowlat must say once that it falls back to "cpu" because the app drives present timing itself,
-and (timing scenario, whose presents carry targets) once that it adds no cap over those targets.
+without it: lowlat adds no ids, never touches a present that carries the app's own target, answers
+the app's stage queries from the display's own reports, and keeps the app's results queue at the
+size the app set (QUEUE_FULL when it is full). lowlat must say once that the swapchain is on
+pacing level "timing" (the app's presents without targets are lowlat's to pace), and (timing
+scenario, whose presents carry targets) once that it adds no cap over those targets.
 
 With --withhold-timing too, the display offers no VK_EXT_present_timing: lowlat then says once that
 the swapchain is on pacing level "present-wait", gives the display its own present ids (replacing
@@ -198,7 +200,7 @@ def main():
         check_timing(out, rows)
     if args.lowlat_manifest_dir:
         levels = [ln for ln in out.splitlines() if ln.startswith("lowlat: ") and "pacing level" in ln]
-        want = 'pacing level "cpu" (fallback from "timing": the app drives VK_EXT_present_timing itself)'
+        want = 'pacing level "timing" (VK_EXT_present_timing'
         if args.withhold_timing:
             want = 'pacing level "present-wait" (fallback from "timing": the device lacks VK_EXT_present_timing)'
         if len(levels) != 1 or want not in levels[0]:

@@ -1,6 +1,8 @@
 /* test_profile.c — the driver profiles' arithmetic (vd_profile.c) without a device: stage clocks and
  * their inverse, the drift the spec profile's clocks show, Mesa X11's refresh estimate and its
- * counter, the profile table itself. */
+ * counter, the profile table itself. With arguments PROFILE:FACT=true|false..., also that what the
+ * tests' expectations assume of each profile (tests/meson.build vdisplay_profile_facts) is what
+ * vd_profile.c implements. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,12 +128,57 @@ static void table(void)
 	}
 }
 
-int main(void)
+/* One "PROFILE:FACT=VALUE" claim from tests/meson.build against the table. */
+static void fact(const char *claim)
+{
+	char name[64], key[32], value[8];
+	if (sscanf(claim, "%63[^:]:%31[^=]=%7s", name, key, value) != 3) {
+		fprintf(stderr, "bad fact '%s' (want PROFILE:FACT=true|false)\n", claim);
+		failures++;
+		return;
+	}
+	const struct vd_profile *p = vd_profile_named(name);
+	bool want = !strcmp(value, "true"), have;
+	if (!p) {
+		fprintf(stderr, "fact '%s': no profile '%s'\n", claim, name);
+		failures++;
+		return;
+	}
+	if (!strcmp(key, "first_pixel"))
+		have = p->stages & (VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT |
+		                    VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT);
+	else if (!strcmp(key, "latest_ready"))
+		have = p->fifo_latest_ready;
+	else if (!strcmp(key, "partial"))
+		have = p->partial;
+	else if (!strcmp(key, "absolute"))
+		have = p->absolute;
+	else if (!strcmp(key, "relative"))
+		have = p->relative;
+	else if (!strcmp(key, "estimated_refresh"))
+		have = p->refresh == VD_REFRESH_X11;
+	else if (!strcmp(key, "relative_floor"))
+		have = p->relative_floor;
+	else {
+		fprintf(stderr, "fact '%s': unknown fact '%s'\n", claim, key);
+		failures++;
+		return;
+	}
+	if (have != want) {
+		fprintf(stderr, "tests/meson.build says %s has %s=%s; vd_profile.c says %s\n", name, key,
+		        value, have ? "true" : "false");
+		failures++;
+	}
+}
+
+int main(int argc, char **argv)
 {
 	clocks();
 	x11_estimate();
 	refresh_update();
 	table();
+	for (int i = 1; i < argc; i++)
+		fact(argv[i]);
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -19,6 +19,32 @@ def refresh_start_ns(rate_mhz, k):
     return k * 10**12 // rate_mhz
 
 
+# How far a target converted through a stage clock's calibration may lie from lowlat's own.
+AIM_SLACK_NS = 5000
+
+
+def aimed_refresh(rate_mhz, target_ns):
+    """The refresh a target without NEAREST_REFRESH_CYCLE asks for: the first to start at or after it
+    (the spec: not shown before the target)."""
+    return -(-(target_ns - AIM_SLACK_NS) * rate_mhz // 10**12)
+
+
+def aim_targets(rows):
+    """lowlat asks for the refresh starting at R by asking the display not to show the frame before
+    R - refresh/2 (layer/present_timing.c, set_target). On a fixed-rate display each row's target_ns
+    becomes the start of the refresh its target asks for, the time lowlat planned; the display's
+    own reading stays in asked_ns. Returns the rows whose target was not half a refresh (within
+    AIM_SLACK_NS) before that refresh start."""
+    off = []
+    for r in rows:
+        if r["target_ns"] and not r["vrr_min_mhz"]:
+            r["asked_ns"] = r["target_ns"]
+            r["target_ns"] = refresh_start_ns(r["rate_mhz"], aimed_refresh(r["rate_mhz"], r["target_ns"]))
+            if abs(r["target_ns"] - 10**12 // (2 * r["rate_mhz"]) - r["asked_ns"]) > AIM_SLACK_NS:
+                off.append(r)
+    return off
+
+
 def check_invariants(rows, fail):
     """What holds in every mode: a request is never shown before it was ready, a vblank latch is on
     the grid, a refresh latches at most one image, requests leave the queue in order."""
