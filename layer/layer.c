@@ -257,12 +257,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 		lowlat_free(allocator, dev);
 		return result;
 	}
-	dev->timing = setup.enable;
-	dev->app_timing = setup.app_timing;
-	dev->timing_absolute = setup.absolute;
-	dev->timing_relative = setup.relative;
-	dev->timing_calibrate_khr = setup.calibrate_khr;
-	dev->timing_reason = setup.reason;
+	lowlat_timing_device_created(dev, &setup);
 	dev->latest_ready = modes.latest_ready;
 	dev->maintenance1 = modes.maintenance1;
 	dev->mode_reason = modes.reason;

@@ -13,6 +13,18 @@
  */
 #include "present_timing.h"
 
+#include "objects.h"
+
+void lowlat_timing_device_created(struct lowlat_device *dev, const struct lowlat_device_setup *s)
+{
+	dev->timing = s->enable;
+	dev->app_timing = s->app_timing;
+	dev->timing_absolute = s->absolute;
+	dev->timing_relative = s->relative;
+	dev->timing_calibrate_khr = s->calibrate_khr;
+	dev->timing_reason = s->reason;
+}
+
 #ifdef VK_EXT_present_timing
 
 #include <inttypes.h>

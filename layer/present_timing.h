@@ -187,6 +187,10 @@ struct lowlat_present_call;
  * previous present, moved where the display's reports say, LOWLAT_LOG_UNKNOWN when it has none. */
 int64_t lowlat_timing_target(struct lowlat_frame *f, int64_t now_ns);
 
+/* Keeps on the created device what its setup enabled (or why not), with or without the extension's
+ * headers. */
+void lowlat_timing_device_created(struct lowlat_device *dev, const struct lowlat_device_setup *s);
+
 #ifdef VK_EXT_present_timing
 
 void lowlat_timing_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
