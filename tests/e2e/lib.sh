@@ -55,6 +55,29 @@ show_sanitizer_report() {
 		on { print; if (/^SUMMARY: /) { on = 0; print "" } if (++n >= 400) exit }' "$1" >&2
 }
 
+# require_probes_around_lowlat: for a test whose rates come from the bench probes (E2E_PROBE=1),
+# called before its first run. Loaders before Vulkan-Loader's change "Allow VK_INSTANCE_LAYERS to
+# order implicit layers" (2025; Debian 12 has 1.3.239) load every implicit layer nearest the app,
+# whatever VK_INSTANCE_LAYERS says: no probe can then sit above lowlat, so the outside measurement
+# cannot be made and the test is skipped. Decided from the loader's own layer log of a vulkaninfo
+# with the probes named around lowlat.
+require_probes_around_lowlat() {
+	local out="$e2e_tmp/probe-order.out" order
+	ENABLE_LOWLAT_LAYER=1 VK_ADD_LAYER_PATH="$E2E_PROBE_DIR${VK_ADD_LAYER_PATH:+:$VK_ADD_LAYER_PATH}" \
+		VK_INSTANCE_LAYERS=VK_LAYER_LOWLAT_bench_probe:VK_LAYER_LOWLAT_limiter:VK_LAYER_LOWLAT_bench_probe_below \
+		VK_LOADER_DEBUG=layer client vulkaninfo --summary >"$out" 2>&1 ||
+		fail "vulkaninfo with the probes around lowlat failed: $(tail -n 5 "$out")"
+	order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
+	case $order in
+	*VK_LAYER_LOWLAT_bench_probe_below*VK_LAYER_LOWLAT_limiter*VK_LAYER_LOWLAT_bench_probe\ *) ;;
+	*)
+		echo "SKIP: this Vulkan loader does not put the implicit lowlat between the layers named around it" \
+			"in VK_INSTANCE_LAYERS (it inserted: $order); no probe can measure above lowlat" >&2
+		exit 77
+		;;
+	esac
+}
+
 # run_validated NAME COMMAND...: run COMMAND with lowlat enabled and validation below it, then check
 # that it exited 0, that the chain really was validation below lowlat, and that validation said
 # nothing (errors and warnings, synchronization validation included). Output is kept in

@@ -11,6 +11,7 @@
 #
 # The layer writes the log from its present path (layer/present.c, layer/log.c).
 . "$(dirname "$0")/lib.sh"
+require_probes_around_lowlat
 tools=$(cd "$(dirname "$0")/../../tools" && pwd)
 
 frames=600

@@ -10,6 +10,7 @@
 # --no-layer runs the same app with validation only: it must be clean without lowlat too, so a
 # message in the layered run is the layer's.
 . "$(dirname "$0")/lib.sh"
+require_probes_around_lowlat
 
 E2E_LOWLAT=1
 cap=

@@ -16,6 +16,7 @@
 # bound is in docs/measurements.md ("end-to-end test bounds"). A run over it goes again, up to 3
 # runs, each printed; if none met it, the test fails.
 . "$(dirname "$0")/lib.sh"
+require_probes_around_lowlat
 
 fps=${1:-60} frames=${2:-600}
 attempts=3

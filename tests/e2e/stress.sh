@@ -18,6 +18,7 @@
 #
 #   stress.sh APP [SECONDS]
 . "$(dirname "$0")/lib.sh"
+require_probes_around_lowlat
 
 app=$1
 seconds=${2:-10}

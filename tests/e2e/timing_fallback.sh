@@ -11,6 +11,7 @@
 # never faster than the cap. (The mean's lower bound is vkcube-60fps-late's, which runs again after
 # a busy machine's stalls.)
 . "$(dirname "$0")/lib.sh"
+require_probes_around_lowlat
 
 frames=300 fps=60
 logs="$e2e_tmp/logs"

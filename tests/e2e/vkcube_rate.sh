@@ -15,6 +15,7 @@
 # The bounds are sized from runs on this VM under the other sessions' load (docs/measurements.md,
 # "end-to-end test bounds").
 . "$(dirname "$0")/lib.sh"
+require_probes_around_lowlat
 
 method=$1 fps=$2 frames=$3
 attempts=3
