@@ -110,10 +110,4 @@ if not -0.05 <= med <= 1.0:
 PY
 }
 
-for n in 1 2 3; do
-	rc=0
-	attempt "$n" || rc=$?
-	[ "$rc" = 0 ] && exit 0
-	[ "$rc" = 2 ] || fail "$name: run $n (above)"
-done
-fail "$base: the game thread's rate outside its bounds in 3 runs (above)"
+run_attempts "$base"

@@ -79,10 +79,4 @@ attempt() {
 	check_release_to_start "$name" "$max_ms"
 }
 
-for n in 1 2 3; do
-	rc=0
-	attempt "$n" || rc=$?
-	[ "$rc" = 0 ] && exit 0
-	[ "$rc" = 2 ] || fail "$name: run $n (above)"
-done
-fail "$base: the game thread's rate outside its bounds in 3 runs (above)"
+run_attempts "$base"
