@@ -135,14 +135,17 @@ check_dxvk_cap() {
 	}'
 }
 
-# late_start_ms NAME: how late the game thread starts a frame, from lowlat's side: the median, over
-# frames 10 on, of the time from the program's frame start to the end of lowlat's wait for that
-# frame's present (lowlat's present log, LOWLAT_LOG_DIR=$e2e_tmp/NAME.logs). Both are on
-# CLOCK_MONOTONIC (under Wine, once dxvk_wine.sh has mapped the program's QueryPerformanceCounter
-# onto it), and DXVK presents once per frame, in order, so the i-th frame start pairs with the
-# log's i-th present.
+# late_start_ms NAME: how late the game thread starts a frame behind the lowlat wait that releases
+# it, from lowlat's side: the median, over frames 10 on, of the time from the program's frame start
+# to the end of that wait (lowlat's present log, LOWLAT_LOG_DIR=$e2e_tmp/NAME.logs); positive where
+# the frame started before its release. Where lowlat waits in the present call (its late method,
+# the default) the wait that releases frame i is the one after frame i-1's present went down; where
+# the app sleeps through lowlat (DXVK_RELEASE_ROW=same: VK_NV_low_latency2) it is the sleep before
+# frame i, logged in frame i's row. Both are on CLOCK_MONOTONIC (under Wine, once dxvk_wine.sh has
+# mapped the program's QueryPerformanceCounter onto it), and DXVK presents once per frame, in
+# order, so the i-th frame start pairs with the log's i-th present.
 late_start_ms() {
-	python3 - "$e2e_tmp/$1.starts" "$e2e_tmp/$1.logs" <<'PY'
+	python3 - "$e2e_tmp/$1.starts" "$e2e_tmp/$1.logs" "${DXVK_RELEASE_ROW:-previous}" <<'PY'
 import csv, glob, statistics, sys
 starts = [int(line) for line in open(sys.argv[1])]
 # One log per swapchain; DXVK recreates its swapchain once when it turns latency sleep on, so the
@@ -157,7 +160,9 @@ for log in sorted(glob.glob(sys.argv[2] + "/*.csv")):
 ends = [end for _, end in sorted(ends)]
 if len(ends) != len(starts):
     sys.exit(f"{len(ends)} presents logged for {len(starts)} frames")
-print(f"{statistics.median((ends[i] - starts[i]) / 1e6 for i in range(10, len(starts)) if ends[i] is not None):.2f}")
+shift = 1 if sys.argv[3] == "previous" else 0
+late = [(ends[i - shift] - starts[i]) / 1e6 for i in range(10, len(starts)) if ends[i - shift] is not None]
+print(f"{statistics.median(late):.2f}")
 PY
 }
 
@@ -168,18 +173,21 @@ dxvk_before_run() { :; }
 dxvk_after_run() { :; }
 
 # check_late_start NAME: with the present log on (LOWLAT_LOG_DIR), print how late the game thread
-# starts (late_start_ms); with DXVK_LATE_START_MAX_MS, fail above it.
+# starts (late_start_ms); fail below DXVK_LATE_START_MIN_MS or above DXVK_LATE_START_MAX_MS.
 check_late_start() {
 	local ms
 	[ -n "${LOWLAT_LOG_DIR:-}" ] || return 0
 	ms=$(late_start_ms "$1") || fail "$1: could not pair the program's frame starts with lowlat's log"
-	echo "$1: the game thread starts a frame ${ms} ms (median) before lowlat's wait for its present ends"
+	case $ms in
+	-*) echo "$1: the game thread starts a frame ${ms#-} ms (median) after the end of lowlat's wait that releases it" ;;
+	*) echo "$1: the game thread starts a frame ${ms} ms (median) before the end of lowlat's wait that releases it" ;;
+	esac
 	[ -z "${DXVK_LATE_START_MIN_MS:-}" ] ||
 		awk -v ms="$ms" -v min="$DXVK_LATE_START_MIN_MS" 'BEGIN { exit !(ms >= min) }' ||
 		fail "$1: the game thread starts a frame ${ms#-} ms after lowlat's release, more than ${DXVK_LATE_START_MIN_MS#-} ms: lowlat's wait does not release it"
 	[ -z "${DXVK_LATE_START_MAX_MS:-}" ] ||
 		awk -v ms="$ms" -v max="$DXVK_LATE_START_MAX_MS" 'BEGIN { exit !(ms <= max) }' ||
-		fail "$1: the game thread starts ${ms} ms before lowlat's wait ends, more than ${DXVK_LATE_START_MAX_MS} ms: the late wait does not reach it"
+		fail "$1: the game thread starts a frame ${ms} ms before lowlat's wait that releases it ends, more than ${DXVK_LATE_START_MAX_MS} ms: the late wait does not reach it"
 }
 
 # dxvk_test NAME APP COMMAND...: run COMMAND FRAMES 1 STARTS_FILE through lowlat under validation

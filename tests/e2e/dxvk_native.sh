@@ -48,11 +48,15 @@ if [ -n "$cap" ]; then
 fi
 if [ "$mode" = latency-sleep ]; then
 	# What the lowlat wrapper is to set for Proton games (issue 8): DXVK sleeps on the game thread
-	# itself, one frame in flight. The game thread must then start a frame within half a frame
-	# (8 ms at 60 fps) of lowlat's wait ending; by default DXVK starts it about two frames (33 ms)
-	# earlier, and with maxFrameLatency=1 alone too (measured on lavapipe, 2026-11-30).
+	# itself, one frame in flight, until the previous frame's present call returns, which lowlat's
+	# late wait holds. So the game thread must start each frame within 2 ms after the end of the
+	# wait that follows the previous present, never before it; by default DXVK starts it one to two
+	# frames earlier. With V-Sync DXVK's sleep also paces frames to the refresh rate it is told
+	# (60 Hz by SDL under Xvfb: the program ran at 60.1 fps without lowlat), so the cap here must be
+	# below that for lowlat to be what releases the game thread (meson.build: 50; at 60 the start
+	# came 14 ms after lowlat's release, which then waited for nothing).
 	export DXVK_CONFIG="dxgi.maxFrameLatency = 1; dxvk.latencySleep = True"
-	export DXVK_LATE_START_MAX_MS=8
+	export DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
 fi
 
 if [ "$mode" = own-limiter ]; then
@@ -66,9 +70,10 @@ if [ "$mode" = latency-sleep-nv ]; then
 	export VK_ADD_LAYER_PATH="$4" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=60
 	export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
 	wrapper=("$5" --)
-	# Frame start after lowlat's release: between 0 and 2 ms (the time from the semaphore signal to
-	# DXVK's return from Present), so the median of (release - start) lies in -2..0 ms.
-	export DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
+	# Frame start after lowlat's release (the sleep before the frame, logged in its own row):
+	# between 0 and 2 ms (the time from the semaphore signal to DXVK's return from Present), so the
+	# median of (release - start) lies in -2..0 ms.
+	export DXVK_RELEASE_ROW=same DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
 fi
 
 if [ "$mode" = present-wait ]; then

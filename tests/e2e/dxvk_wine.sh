@@ -119,8 +119,8 @@ if [ "$mode" = latency-sleep-nv ]; then
 	export VK_ADD_LAYER_PATH="$4" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_HZ=60
 	export LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
 	wrapper=("$5" --)
-	# As dxvk_native.sh's: the frame start follows the release by 0-2 ms.
-	export DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
+	# As dxvk_native.sh's: the frame start follows the release (the sleep before it) by 0-2 ms.
+	export DXVK_RELEASE_ROW=same DXVK_LATE_START_MIN_MS=-2 DXVK_LATE_START_MAX_MS=0.5
 fi
 dxvk_test "$name" "$(basename "$exe")" "${wrapper[@]}" wine "$exe"
 if [ "$mode" = latency-sleep-nv ]; then

@@ -21,7 +21,10 @@ unset ENABLE_LOWLAT_LAYER DISABLE_LOWLAT_LAYER VK_INSTANCE_LAYERS VK_LOADER_LAYE
 	SteamAppId SteamGameId
 
 e2e_tmp=$(mktemp -d)
-trap 'rm -rf "$e2e_tmp"' EXIT
+# LOWLAT_TEST_KEEP=DIR keeps each test's scratch files (its logs, the display's record) in DIR/NAME,
+# to study a failure after the run.
+e2e_keep=${LOWLAT_TEST_KEEP:-}
+trap '[ -z "$e2e_keep" ] || { mkdir -p "$e2e_keep" && cp -r "$e2e_tmp" "$e2e_keep/$(basename "$0" .sh)-$$"; }; rm -rf "$e2e_tmp"' EXIT
 # Nor the machine's own config files: each test starts with an empty config directory.
 export XDG_CONFIG_HOME="$e2e_tmp/config"
 mkdir -p "$XDG_CONFIG_HOME/lowlat/games"
