@@ -9,20 +9,19 @@ STALL_EVERY-th frame STALL_US longer (pace_display.h, LOWLAT_TIME_GRID_TRAIL_REF
   an interval and six): each stall holds the display on an old frame for a few refreshes, and the
   frames after it take those back at the cap's own repeats (one refresh in 6). From the first
   stall to the end, the display shows the cap's count of frames: its repeats beyond the cap's own
-  are fewer than one a stall (restarting the grid at each stall, the rule before, left 3-4 each),
-  and lowlat's summary counts no re-anchor (one a stall before). 117 on 120 Hz takes them back
+  are fewer than one a stall (restarting the grid at each stall, the rule before, left 3-4 each;
+  lowlat's re-anchor count is printed beside, not judged). 117 on 120 Hz takes them back
   the same way, one in 40 refreshes: too slowly for a test on this shared machine, whose own
   misses (a refresh each to take back) come about as often under the validation layer;
 - 50 fps on 144 Hz, 25 ms stalls: catching up steps by the cap's short step, two refreshes, never
-  one (lowlat_time_grid_target): in lowlat's present log no two targets are less than two
-  refreshes apart.
-A run that the shared machine stalled on its own beyond the slack (fewer re-anchors than stalls, or
-between one and two repeats beyond the cap's own a stall) is run again, up to 3 runs; if none was
-within it, the test fails; a re-anchor at every stall, or two repeats a stall, fails at once. Both
-runs pace on the "timing" level, and the validation layer stays silent.
+  one (lowlat_time_grid_target): of the targets the display was given, no two ask for refreshes
+  less than two apart.
+A run that the shared machine stalled on its own beyond the slack (between one and two repeats
+beyond the cap's own a stall) is run again, up to 3 runs; if none was within it, the test fails;
+two repeats a stall fail at once. Both runs pace on the "timing" level, and the validation layer
+stays silent.
 """
 import csv
-import glob
 import os
 import re
 import shutil
@@ -32,6 +31,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+import vdlog  # noqa: E402
 
 SKIP = 77
 Fail = e2e_lowlat.Fail
@@ -84,29 +84,31 @@ def check_100(args, tmp):
     extra = repeats - own
     print(f"100 on 120 Hz: {stalls} stalls of 30 ms; {repeats} repeats over {span} refreshes, the cap's own "
           f"{own:.1f}, beyond them {extra:+.1f}; {reanchors} re-anchors")
-    if reanchors >= stalls or extra >= 2 * stalls:
-        raise Fail(f"{extra:.1f} repeats beyond the cap's own and {reanchors} re-anchors for {stalls} stalls "
-                   f"within the slack: the stalls' refreshes were not taken back")
-    if reanchors or extra >= stalls:
-        raise Noisy(f"{extra:.1f} repeats beyond the cap's own and {reanchors} re-anchors for {stalls} stalls")
+    if extra >= 2 * stalls:
+        raise Fail(f"{extra:.1f} repeats beyond the cap's own for {stalls} stalls within the slack: the stalls' "
+                   f"refreshes were not taken back")
+    if extra >= stalls:
+        raise Noisy(f"{extra:.1f} repeats beyond the cap's own for {stalls} stalls")
 
 
 def check_50_on_144(args, tmp):
     hz, fps = 144.0, 50.0
     reanchors = run(args, hz, fps, 25000, tmp)
     refresh = 1e9 / hz
-    logs = glob.glob(os.path.join(tmp, "log", "frame_cost-*.csv"))
-    if len(logs) != 1:
-        raise Fail(f"expected one lowlat present log in {tmp}/log, found {len(logs)}")
-    with open(logs[0], newline="") as f:
-        log = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
-    targets = [int(r["target_ns"]) for r in log[WARMUP:] if r["target_ns"]]
+    # Each request leaves the display's queue once (shown, replaced or skipped), with the target it
+    # was given; aim_targets turns each into the start of the refresh it asks for.
+    rows = [r for r in vdlog.read(os.path.join(tmp, "truth.csv"))
+            if r["event"] in ("shown", "replaced", "skipped") and r["seq"] > WARMUP]
+    rows.sort(key=lambda r: r["seq"])
+    asked = [r for r in rows if r["target_ns"]]
+    vdlog.aim_targets(asked)
+    targets = [r["target_ns"] for r in asked]
     steps = [(b - a) / refresh for a, b in zip(targets, targets[1:])]
     short = [s for s in steps if s < 1.5]
     print(f"50 on 144 Hz: {len(steps)} target steps, {len(short)} under two refreshes, "
           f"{sum(1 for s in steps if 1.5 <= s < 2.5)} of two; {reanchors} re-anchors")
     if not steps:
-        raise Fail("lowlat's log has no targets")
+        raise Fail("the display was given no targets")
     if short:
         raise Fail(f"{len(short)} targets came a single refresh after the one before (a 50 fps cap on 144 Hz "
                    f"steps by 2 or 3): {short[:5]}")
