@@ -48,6 +48,12 @@ import vdlog  # noqa: E402
 
 SKIP = 77
 
+# LOWLAT_TEST_KEEP=DIR: the tests' scratch directories (a failed run's are kept, and say where) go
+# under DIR, outside the test root's private /tmp, to study afterwards.
+if os.environ.get("LOWLAT_TEST_KEEP"):
+    os.makedirs(os.environ["LOWLAT_TEST_KEEP"], exist_ok=True)
+    tempfile.tempdir = os.environ["LOWLAT_TEST_KEEP"]
+
 
 class Fail(Exception):
     pass
