@@ -86,7 +86,7 @@ static VKAPI_ATTR void VKAPI_CALL lowlat_AntiLagUpdateAMD(VkDevice device, const
 
 	struct lowlat_latency_device *l = &dev->latency;
 	struct lowlat_point_say say = {0};
-	int64_t now = lowlat_now_ns(), release = now;
+	int64_t now = lowlat_now_ns(), release = now, tolerance = LOWLAT_WAIT_PRECISE;
 	bool paced = false, found = false;
 	VkSwapchainKHR handle = VK_NULL_HANDLE;
 	uint32_t mfps = max_fps_to_mfps(data->maxFPS);
@@ -100,7 +100,8 @@ static VKAPI_ATTR void VKAPI_CALL lowlat_AntiLagUpdateAMD(VkDevice device, const
 		if (mfps != sc->latency.app_pacer.mfps)
 			lowlat_pacer_set_mfps(&sc->latency.app_pacer, mfps);
 		/* app_here false: the layer below keeps maxFPS itself. */
-		release = lowlat_point_sleep_locked(sc, LOWLAT_POINT_ANTI_LAG, false, now, &paced, &say);
+		release = lowlat_point_sleep_locked(sc, LOWLAT_POINT_ANTI_LAG, false, now, &paced, &tolerance,
+		                                    &say);
 	}
 	pthread_mutex_unlock(&l->lock);
 	if (found) {
@@ -112,7 +113,7 @@ static VKAPI_ATTR void VKAPI_CALL lowlat_AntiLagUpdateAMD(VkDevice device, const
 	}
 	/* lowlat's cap first, on the calling (game) thread; then the layer below's own delay. */
 	if (paced) {
-		lowlat_point_sleep_until(release, LOWLAT_WAIT_PRECISE);
+		lowlat_point_sleep_until(release, tolerance);
 		lowlat_point_woke(dev, handle, lowlat_now_ns());
 	} else if (found) {
 		lowlat_point_woke(dev, handle, now);

@@ -28,7 +28,8 @@ struct lowlat_owed {
 	uint64_t semaphore, value;
 	uint64_t swapchain; /* whose sleep it ends, for the log */
 	int64_t release_ns;
-	bool claimed; /* someone is about to signal it: nobody else may */
+	int64_t tolerance_ns; /* of a wait for release_ns (clock.h) */
+	bool claimed;         /* someone is about to signal it: nobody else may */
 };
 
 struct lowlat_owed_book {

@@ -466,7 +466,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	LATENCY_HOOK_DEVICE(dev, device, VK_ERROR_UNKNOWN)
 	struct lowlat_latency_device *l = &dev->latency;
 	struct lowlat_swapchain *sc = lowlat_swapchain_of(dev, swapchain);
-	int64_t now = lowlat_now_ns(), release = now;
+	int64_t now = lowlat_now_ns(), release = now, tolerance = LOWLAT_WAIT_PRECISE;
 	bool paced = false, start = false, in_book = false;
 	struct lowlat_owed owed = {.semaphore = (uint64_t)info->signalSemaphore,
 	                           .value = info->value,
@@ -477,8 +477,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 		pthread_mutex_lock(&l->lock);
 		/* Native: the driver keeps the app's interval itself. */
 		release = lowlat_point_sleep_locked(sc, LOWLAT_POINT_LATENCY_SLEEP,
-		                                    l->mode == LOWLAT_LATENCY_EMULATED, now, &paced, &say);
+		                                    l->mode == LOWLAT_LATENCY_EMULATED, now, &paced,
+		                                    &tolerance, &say);
 		owed.release_ns = release;
+		owed.tolerance_ns = tolerance;
 		if (l->mode == LOWLAT_LATENCY_EMULATED && info->signalSemaphore) {
 			/* Full (an app that sleeps far more often than it is released): its older values
 			 * of this semaphore are implied by this one and make room. */
@@ -512,7 +514,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_LatencySleepNV(VkDevice device, VkS
 	if (l->mode == LOWLAT_LATENCY_NATIVE) {
 		/* lowlat's cap: waited here, on the calling (game) thread, before the driver's own sleep. */
 		if (paced) {
-			lowlat_point_sleep_until(release, LOWLAT_WAIT_PRECISE);
+			lowlat_point_sleep_until(release, tolerance);
 			lowlat_point_woke(dev, swapchain, lowlat_now_ns());
 		}
 		return dev->vk.LatencySleepNV(device, swapchain, info);
@@ -660,12 +662,13 @@ static VkResult wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *info
 			if (i < 0)
 				continue;
 			int64_t release = l->book.items[i].release_ns, now = lowlat_now_ns();
+			int64_t tolerance = l->book.items[i].tolerance_ns;
 			/* A timeout before the release: the app is to see it expire, as it would. */
 			if (release - now > 0 && timeout < (uint64_t)(release - now))
 				continue;
 			l->book.items[i].claimed = true;
 			pthread_mutex_unlock(&l->lock);
-			lowlat_point_sleep_until(release, LOWLAT_WAIT_PRECISE);
+			lowlat_point_sleep_until(release, tolerance);
 			pthread_mutex_lock(&l->lock);
 			signal_claimed_locked(dev, i);
 			/* The item moved or went; the book is scanned again for the next semaphore. */

@@ -158,7 +158,8 @@ void lowlat_point_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
 }
 
 int64_t lowlat_point_sleep_locked(struct lowlat_swapchain *sc, enum lowlat_wait_point point, bool app_here,
-                                  int64_t now, bool *paced, struct lowlat_point_say *say)
+                                  int64_t now, bool *paced, int64_t *tolerance_ns,
+                                  struct lowlat_point_say *say)
 {
 	struct lowlat_swapchain_latency *sl = &sc->latency;
 	bool stack = sl->stack_limiters, own, app;
@@ -175,6 +176,8 @@ int64_t lowlat_point_sleep_locked(struct lowlat_swapchain *sc, enum lowlat_wait_
 	                         : now;
 	int64_t app_ns = app ? lowlat_pacer_next_deadline(&sl->app_pacer, now) : now;
 	int64_t release = lowlat_latency_release_ns(own, own_ns, app, app_ns, true, now, paced);
+	/* A display target's release has the wake-up error in its lead; the app's grid is a CPU one. */
+	*tolerance_ns = display && !(app && app_ns > own_ns) ? LOWLAT_WAIT_COVERED : LOWLAT_WAIT_PRECISE;
 	/* Where a recreated swapchain, or this one's present when it stops sleeping, continues. */
 	lowlat_swapchain_released(sc, release, display);
 	say->announce = !sl->announced || sl->point != point;

@@ -103,14 +103,16 @@ void lowlat_point_pacer_unlock(struct lowlat_device *dev);
 /* One sleep of the app at wait point `point` for sc, the device's latency lock held: the release on
  * lowlat's grid (and on the app's own, app_cap_mfps, where app_here: lowlat keeps the app's cap
  * itself; else the layer below does), the wait recorded for the log, the point made sc's. *paced:
- * a limiter set the release; *say: the lines to print once the lock is released
- * (lowlat_point_say). */
+ * a limiter set the release; *tolerance_ns: the sleep's tolerance (clock.h), LOWLAT_WAIT_COVERED
+ * where the release is a display target's, whose lead covers a plain sleep's error; *say: the
+ * lines to print once the lock is released (lowlat_point_say). */
 struct lowlat_point_say {
 	bool announce, app_told, app_rules;
 	uint32_t width, height; /* the swapchain's, copied under the lock */
 };
 int64_t lowlat_point_sleep_locked(struct lowlat_swapchain *sc, enum lowlat_wait_point point, bool app_here,
-                                  int64_t now_ns, bool *paced, struct lowlat_point_say *say);
+                                  int64_t now_ns, bool *paced, int64_t *tolerance_ns,
+                                  struct lowlat_point_say *say);
 /* how: the words after the point's name in its line; app_cap: the app's own cap in words. */
 void lowlat_point_say(enum lowlat_wait_point point, const struct lowlat_point_say *say, const char *how,
                       const char *app_cap);

@@ -490,6 +490,37 @@ static void test_anti_lag(void)
 	CHECK(off > 9.9 && off < 13.0);
 }
 
+/* The sleep's tolerance: a display target's release has the wake-up error in its lead, so its
+ * sleep need not spin; a release on a CPU grid (lowlat's pacer, or the app's interval ruling
+ * under stack_limiters) must. */
+static void test_tolerance(void)
+{
+	struct lowlat_point_say say;
+	int64_t tolerance = -1, now = lowlat_now_ns();
+	bool paced = false;
+
+	setup(60000);
+	pthread_mutex_lock(&dev.latency.lock);
+	lowlat_point_sleep_locked(sc, LOWLAT_POINT_LATENCY_SLEEP, true, now, &paced, &tolerance, &say);
+	CHECK(paced);
+	CHECK_EQ_I64(tolerance, LOWLAT_WAIT_PRECISE);
+	/* The presents planned display releases: the sleep takes the next one. */
+	lowlat_display_claims_plan(&sc->latency.claims, now + 5000000, now + 21666667);
+	lowlat_point_sleep_locked(sc, LOWLAT_POINT_LATENCY_SLEEP, true, now, &paced, &tolerance, &say);
+	CHECK(paced);
+	CHECK_EQ_I64(tolerance, LOWLAT_WAIT_COVERED);
+	/* Both caps stacked, the app's 40 fps interval the later deadline: a CPU grid's release. */
+	sc->latency.stack_limiters = true;
+	lowlat_pacer_set_mfps(&sc->latency.app_pacer, 40000);
+	lowlat_pacer_next_deadline(&sc->latency.app_pacer, now);
+	int64_t release = lowlat_point_sleep_locked(sc, LOWLAT_POINT_LATENCY_SLEEP, true, now, &paced,
+	                                            &tolerance, &say);
+	CHECK(release > now + 21666667);
+	CHECK_EQ_I64(tolerance, LOWLAT_WAIT_PRECISE);
+	pthread_mutex_unlock(&dev.latency.lock);
+	teardown();
+}
+
 int main(void)
 {
 	RUN(test_wait);
@@ -499,5 +530,6 @@ int main(void)
 	RUN(test_destroy);
 	RUN(test_native);
 	RUN(test_anti_lag);
+	RUN(test_tolerance);
 	return check_result();
 }
