@@ -111,6 +111,7 @@ static int64_t display_release(struct lowlat_swapchain *sc, int64_t now_ns, int6
 	t->after_release_ns = plan.after_ns - lead;
 	t->lead_ns = lead;
 	t->target_judged = adapts;
+	t->target_held = false;
 	t->target_n = n;
 	t->have_target = true;
 	return plan.target_ns - lead;
@@ -172,10 +173,13 @@ int64_t lowlat_timing_target(struct lowlat_frame *f, int64_t now_ns)
 	target = t->target_ns;
 	t->have_target = false;
 	/* On a fixed-rate display, whether the frame makes its refresh tunes the margin: judged here
-	 * when it comes too late for it, from the display's report otherwise. */
+	 * when it comes too late for it, from the display's report otherwise. Not a frame the latency
+	 * cap held behind a late one: in FIFO that one takes this frame's refresh, and the lead had no
+	 * say; counted, one late frame would raise the margin twice. */
 	t->judge_miss = t->target_judged && target >= now_ns;
-	if (t->target_judged && target < now_ns)
+	if (t->target_judged && target < now_ns && !t->target_held)
 		lowlat_miss_note(&t->miss_margin, true, t->target_n);
+	t->target_held = false;
 	/* The previous present missed its refresh and its report came after this frame's release
 	 * (settle): this frame moves on after it all the same, a refresh of latency for the late
 	 * one's cadence, or for its being shown at all. */
@@ -273,6 +277,7 @@ static void latency_cap(struct lowlat_frame *f)
 	if (deadline_ns > now_ns + LOWLAT_MAX_WAIT_NS)
 		deadline_ns = now_ns + LOWLAT_MAX_WAIT_NS;
 	if (lowlat_timing_wait_shown(sc, unshown, deadline_ns)) {
+		t->target_held = t->have_target && lowlat_now_ns() > t->target_ns - t->lead_ns;
 		sc->latency_waits++;
 		sc->latency_timeouts_in_row = 0;
 		return;

@@ -116,6 +116,7 @@ struct lowlat_swapchain_timing {
 	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
 	int64_t after_release_ns; /* the release for the target after it (present_wait.h) */
 	bool target_judged;       /* that target is on a fixed-rate display's refresh grid (n >= 1) */
+	bool target_held;         /* the latency cap held its release past the planned one */
 	int64_t target_n;         /* the cap's refresh multiple it was planned at (0: the time grid) */
 	/* The early method plans each present's own target, from the one before: that target, kept
 	 * past the call (LOWLAT_LOG_UNKNOWN after a present without one). */

@@ -7,7 +7,7 @@ refresh on with it (present.c, cadence_follow_late). Just under refresh (--near)
 refresh late rather than replaced by the next frame, which moves on after it.
 
   e2e_late_frame.py --manifest-dir DIR --lowlat-manifest-dir DIR --frame-cost PATH [--hz 120]
-                    [--half | --near]
+                    [--half | --near | --fifo]
 
 frame_cost (2 ms frames) runs at cap = refresh through lowlat > validation > the virtual display,
 which makes every 150th frame ready half a refresh after its GPU work finished
@@ -39,6 +39,14 @@ frame would then often be presented before the late one was shown, with nothing 
 For at least half of the judged late frames N, frame N+1 is shown exactly 2 refreshes after N,
 which was shown a refresh after its target (without the move: 1), and lowlat's summary counts at
 least as many frames moved.
+
+With --fifo the cap is refresh again, on the mesa-x11 profile: plain FIFO, as every Mesa WSI has it
+(no FIFO_LATEST_READY). A late frame N then takes the next frame's refresh, and max_latency_frames 1
+holds N+1 until N is shown; N+1 goes to the refresh after. For at least half of the judged late
+frames N, N+1 is shown exactly a refresh after N (held no longer than that). And one late frame is
+one miss for the release margin, not two: lowlat's summary counts at most as many misses as the
+display showed frames more than a refresh and a half after the one before, plus 2 (the held frame
+came after its planned target, but the lead had no say in that).
 """
 import os
 import re
@@ -61,6 +69,7 @@ FRAMES_HALF = 1800
 LATE_EVERY = 150
 MIN_JUDGED = 5
 NEAR = 0.975  # --near: the cap as a share of the refresh rate, 117 at 120 Hz
+MISSED = re.compile(r"(\d+) frames missed the refresh they were planned for")
 MOVED = re.compile(r"(\d+) frames moved on after the frame before them missed its refresh")
 SUPERSEDED = re.compile(r"max_latency_frames 1 held \d+ releases until an earlier frame was shown, \d+ more gave up "
                         r"waiting; (\d+) released past a late frame")
@@ -90,6 +99,8 @@ def judge(args, attempt, tmp):
     cap = f"{float(args.hz) * NEAR:g}" if args.near else f"{float(args.hz) / n:g}"
     late_us = refresh_ns * 3 // 4000 if args.half else refresh_ns // 2000
     extra = {"LOWLAT_VDISPLAY_LATE_READY": f"{LATE_EVERY}:{late_us}"}
+    if args.fifo:
+        extra["LOWLAT_VDISPLAY_PROFILE"] = "mesa-x11"
     if args.half:
         extra["LOWLAT_BENCH_LEAD_MARGIN_US"] = "1000"
     env = e2e_lowlat.lowlat_env(args, tmp, cap, extra)
@@ -112,6 +123,9 @@ def judge(args, attempt, tmp):
         return judge_half(args, tmp, logged, shown, refresh_ns, moved)
     if args.near:
         return judge_near(args, tmp, logged, shown, refresh_ns, moved)
+    if args.fifo:
+        misses = sum(int(m.group(1)) for m in map(MISSED.search, lines) if m)
+        return judge_fifo(args, tmp, logged, shown, refresh_ns, misses)
     judged = released = on_time = 0
     for n, seq, target in presented_in_time(logged):
         if seq in shown and shown[seq]["time_ns"] <= target:
@@ -195,6 +209,38 @@ def judge_near(args, tmp, logged, shown, refresh_ns, moved):
     return 0, "", tmp
 
 
+def judge_fifo(args, tmp, logged, shown, refresh_ns, misses):
+    """Plain FIFO at cap = refresh: the frame after each late one held no longer than the late one's
+    refresh, and each late frame one miss."""
+    judged = kept = 0
+    for n, seq, target in presented_in_time(logged):
+        if seq not in shown or shown[seq]["time_ns"] <= target + refresh_ns // 2:
+            continue  # not late after all: nothing to judge
+        judged += 1
+        nxt = shown.get(seq + 1)
+        step = (nxt["time_ns"] - shown[seq]["time_ns"]) / refresh_ns if nxt else None
+        ok = step is not None and abs(step - 1) < 0.01
+        kept += ok
+        print(f"  frame {n} shown {(shown[seq]['time_ns'] - target) / refresh_ns:+.2f} refreshes after its target; "
+              f"frame {n + 1} {'never' if step is None else f'{step:.2f} refreshes after it'}"
+              f"{'' if ok else '  <- held'}")
+    seqs = sorted(shown)
+    off = sum(1 for a, b in zip(seqs, seqs[1:]) if shown[b]["time_ns"] - shown[a]["time_ns"] > 1.5 * refresh_ns)
+    print(f"of {judged} judged late frames, {kept} had the next frame shown a refresh after them; lowlat counted "
+          f"{misses} misses, the display showed {off} frames off the cadence")
+    # Judged on every frame, whichever were late: a count gone double also raises the margin until
+    # the late frames make their refresh, and too few are left to judge the hold by.
+    if misses > off + 2:
+        raise Fail(f"lowlat counted {misses} misses for {off} frames off the cadence: a frame held behind a late "
+                   "one was counted as a miss of its own")
+    if judged < MIN_JUDGED:
+        return 2, f"only {judged} late frames were presented before their targets", tmp
+    if kept * 2 < judged:
+        raise Fail(f"after {judged - kept} of {judged} late frames the next frame was shown more than a refresh "
+                   "after the late one")
+    return 0, "", tmp
+
+
 def main():
     ap = e2e_lowlat.arg_parser(hz="120")
     ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
@@ -202,6 +248,7 @@ def main():
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--half", action="store_true", help="cap at refresh/2 (the cadence of 2 refreshes)")
     mode.add_argument("--near", action="store_true", help=f"cap at {NEAR} x refresh (the time grid)")
+    mode.add_argument("--fifo", action="store_true", help="cap at refresh in plain FIFO (the mesa-x11 profile)")
     args = ap.parse_args()
     if e2e_lowlat.cannot_run(vkcube=False):
         return SKIP
