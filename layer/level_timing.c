@@ -178,7 +178,8 @@ int64_t lowlat_timing_target(struct lowlat_frame *f, int64_t now_ns)
 	 * say; counted, one late frame would raise the margin twice. */
 	t->judge_miss = t->target_judged && target >= now_ns;
 	if (t->target_judged && target < now_ns && !t->target_held)
-		lowlat_miss_note(&t->miss_margin, true, t->target_n);
+		lowlat_miss_note_mode(&t->miss_margin, true, t->target_n,
+		                      sc->current_mode == VK_PRESENT_MODE_FIFO_KHR);
 	t->target_held = false;
 	/* The previous present missed its refresh and its report came after this frame's release
 	 * (settle): this frame moves on after it all the same, a refresh of latency for the late

@@ -157,7 +157,15 @@ static uint32_t total_steps(const struct lowlat_miss_margin *m, int64_t n)
 
 void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n)
 {
+	lowlat_miss_note_mode(m, missed, n, false);
+}
+
+void lowlat_miss_note_mode(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo)
+{
 	struct miss_rule rule = miss_rule(n);
+
+	if (fifo && n <= 1)
+		rule.raise_steps = LOWLAT_MARGIN_RAISE_STEPS_FIFO;
 	uint32_t top = LOWLAT_MARGIN_TOP_STEPS - rule.floor_steps;
 
 	if (missed) {

@@ -64,6 +64,10 @@
 #define LOWLAT_MARGIN_RAISE_STEPS_CADENCE 8
 #define LOWLAT_MARGIN_CALM_FRAMES_CADENCE 64
 #define LOWLAT_MARGIN_TOP_STEPS           32 /* refresh/2 */
+/* At n = 1 in plain FIFO (no FIFO_LATEST_READY: every Mesa WSI) a miss costs more: the late frame
+ * takes the next frame's refresh, which then waits for it and goes a refresh later too, where the
+ * latest-ready mode shows the next frame in the late one's place. So a miss there raises twice. */
+#define LOWLAT_MARGIN_RAISE_STEPS_FIFO 2
 
 struct lowlat_miss_margin {
 	uint32_t steps;     /* above the floor */
@@ -73,8 +77,9 @@ struct lowlat_miss_margin {
 };
 
 /* One frame paced on a fixed-rate display at a cap of refresh/n: whether it missed the refresh it
- * was planned for. n <= 1 takes the rule of n = 1. */
+ * was planned for. n <= 1 takes the rule of n = 1; fifo: presented in plain FIFO. */
 void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n);
+void lowlat_miss_note_mode(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo);
 
 /* The margin, floor and steps above it, at a cap of refresh/n, at most LOWLAT_MARGIN_TOP_STEPS
  * steps. */

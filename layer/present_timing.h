@@ -26,6 +26,7 @@ struct lowlat_pending_present {
 	int64_t blocked_ns;     /* of that, the time the app spent blocked in acquiring an image */
 	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
 	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
+	bool fifo;              /* plain FIFO: a late one holds up the frames queued after it */
 	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
 	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
 	/* Its target is a refresh of a fixed-rate display and it was presented in time for it: whether

@@ -224,8 +224,8 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		int64_t half = t->refresh_ns / 2;
 		bool queued = out_ns && t->prev_out_ns >= p->target_ns - half;
 		if (!out_ns || out_ns <= p->target_ns + half || !queued)
-			lowlat_miss_note(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
-			                 t->target_n);
+			lowlat_miss_note_mode(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
+			                      t->target_n, p->fifo);
 		if (out_ns > p->target_ns + half && !queued) {
 			t->late_seq = p->seq;
 			t->late_out_ns = out_ns;
@@ -410,6 +410,7 @@ void lowlat_timing_push(struct lowlat_frame *f, uint32_t queries)
 	        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
 	                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
 	        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
+	        .fifo = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR,
 	        .target_ns = f->display_target_ns,
 	        .judged = t->judge_miss && f->display_target_ns != LOWLAT_LOG_UNKNOWN,
 	        .seq = ++t->pushed_seq,

@@ -159,6 +159,22 @@ static void miss_margin_cadence(void)
 	CHECK(lowlat_miss_margin_ns(&m, refresh_of(540000), 2) <= refresh_of(540000) / 2);
 }
 
+/* In plain FIFO at the refresh rate a miss raises the margin two steps and counts once; at
+ * refresh/n (n >= 2) the mode changes nothing. */
+static void miss_margin_fifo(void)
+{
+	struct lowlat_miss_margin m = {0}, c = {0};
+	const int64_t r = 8 * MS, step = r / 64;
+
+	lowlat_miss_note_mode(&m, true, 1, true);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
+	CHECK_EQ_I64(m.misses, 1);
+	lowlat_miss_note_mode(&m, true, 1, false);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 4 * step);
+	lowlat_miss_note_mode(&c, true, 2, true);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&c, r, 2), r / 8 + 8 * step);
+}
+
 static void miss_margin_refresh_rate(void)
 {
 	struct lowlat_miss_margin m = {0};
@@ -476,6 +492,7 @@ int main(void)
 	RUN(margins);
 	RUN(miss_margin_cadence);
 	RUN(miss_margin_refresh_rate);
+	RUN(miss_margin_fifo);
 	RUN(prediction);
 	RUN(prediction_at_refresh_rate);
 	RUN(claims_follow_frames);
