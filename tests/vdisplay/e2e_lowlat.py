@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vdlog  # noqa: E402
 
 SKIP = 77
-RETRY_PAUSE_S = 5  # run_attempts: the pause before a second run; twice that before a third, ...
+RETRY_PAUSE_S = 5  # run_attempts: the pause before a second run, doubled before each run after
 
 # LOWLAT_TEST_KEEP=DIR: the tests' scratch directories (a failed run's are kept, and say where) go
 # under DIR, outside the test root's private /tmp, to study afterwards.
@@ -420,13 +420,14 @@ def run_attempts(run_once, args, fail=None):
     of the shared machine can spoil. run_once returns (rc, reason, tmp): 0 passed (tmp is removed),
     anything else missed the bound (run again; tmp is kept); it raises fail (default: this
     module's Fail) for a failure no stall explains. Returns the exit status: 0, or 1 when a run
-    failed or none of them met the bound. Each run again waits a little longer first (5 s, 10 s, ...):
-    the host's busy stretches last tens of seconds (all 4 runs of a CI's drm test, 35 s, on
-    2026-12-05), and runs back to back all fall inside one."""
+    failed or none of them met the bound. Each run again waits longer first (5 s, 10 s, 20 s, 40 s):
+    the host's busy stretches last tens of seconds (all 4 runs of a CI's drm test, 35 s, and all 5
+    of its 117 fps time-grid test with pauses of 5-20 s, 78 s, on 2026-12-05), and runs close
+    together all fall inside one."""
     reason = ""
     for attempt in range(1, args.attempts + 1):
         if attempt > 1:
-            time.sleep(RETRY_PAUSE_S * (attempt - 1))
+            time.sleep(RETRY_PAUSE_S * 2 ** (attempt - 2))
         try:
             rc, reason, tmp = run_once(args, attempt)
         except fail or Fail as e:
