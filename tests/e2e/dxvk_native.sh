@@ -25,8 +25,8 @@
 # before its own target, not behind the engine's other frames.
 #
 # With FPS, run with LOWLAT_FPS=FPS and the present log on, check the cap and print how late the
-# game thread starts a frame behind lowlat's wait; with latency-sleep also set DXVK_CONFIG as the
-# wrapper will for Proton games and require that start to be within half a frame of the wait.
+# game thread starts a frame behind the lowlat wait that releases it; with latency-sleep also set
+# DXVK_CONFIG as the wrapper will for Proton games and require that start 0-2 ms after the wait.
 #
 # Asserts: a clean exit; validation silent; lowlat saw engine "DXVK" in "d3d11_frames" (DXVK-native
 # names the instance after the executable) and took its game key from that name; lowlat's
