@@ -175,11 +175,11 @@ int64_t lowlat_timing_target(struct lowlat_frame *f, int64_t now_ns)
 	/* On a fixed-rate display, whether the frame makes its refresh tunes the margin: judged here
 	 * when it comes too late for it, from the display's report otherwise. Not a frame the latency
 	 * cap held behind a late one: in FIFO that one takes this frame's refresh, and the lead had no
-	 * say; counted, one late frame would raise the margin twice. */
+	 * say (the late one's miss already raised the margin for both, pace_display.h). */
 	t->judge_miss = t->target_judged && target >= now_ns;
 	if (t->target_judged && target < now_ns && !t->target_held)
-		lowlat_miss_note_mode(&t->miss_margin, true, t->target_n,
-		                      sc->current_mode == VK_PRESENT_MODE_FIFO_KHR);
+		lowlat_miss_note(&t->miss_margin, true, t->target_n,
+		                 sc->current_mode == VK_PRESENT_MODE_FIFO_KHR);
 	t->target_held = false;
 	/* The previous present missed its refresh and its report came after this frame's release
 	 * (settle): this frame moves on after it all the same, a refresh of latency for the late

@@ -155,12 +155,7 @@ static uint32_t total_steps(const struct lowlat_miss_margin *m, int64_t n)
 	return total < LOWLAT_MARGIN_TOP_STEPS ? total : LOWLAT_MARGIN_TOP_STEPS;
 }
 
-void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n)
-{
-	lowlat_miss_note_mode(m, missed, n, false);
-}
-
-void lowlat_miss_note_mode(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo)
+void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo)
 {
 	struct miss_rule rule = miss_rule(n);
 

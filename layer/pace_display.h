@@ -78,8 +78,7 @@ struct lowlat_miss_margin {
 
 /* One frame paced on a fixed-rate display at a cap of refresh/n: whether it missed the refresh it
  * was planned for. n <= 1 takes the rule of n = 1; fifo: presented in plain FIFO. */
-void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n);
-void lowlat_miss_note_mode(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo);
+void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo);
 
 /* The margin, floor and steps above it, at a cap of refresh/n, at most LOWLAT_MARGIN_TOP_STEPS
  * steps. */

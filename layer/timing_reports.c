@@ -224,8 +224,8 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		int64_t half = t->refresh_ns / 2;
 		bool queued = out_ns && t->prev_out_ns >= p->target_ns - half;
 		if (!out_ns || out_ns <= p->target_ns + half || !queued)
-			lowlat_miss_note_mode(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
-			                      t->target_n, p->fifo);
+			lowlat_miss_note(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
+			                 t->target_n, p->fifo);
 		if (out_ns > p->target_ns + half && !queued) {
 			t->late_seq = p->seq;
 			t->late_out_ns = out_ns;

@@ -118,41 +118,41 @@ static void miss_margin_cadence(void)
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
 	/* Frames on time at the floor stay there. */
 	for (int i = 0; i < 1000; i++)
-		lowlat_miss_note(&m, false, 2);
+		lowlat_miss_note(&m, false, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
-	lowlat_miss_note(&m, true, 2);
+	lowlat_miss_note(&m, true, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 8 * step);
 	/* A miss restarts the calm count: 63 on time, a miss, 63 on time: no step down yet. */
 	for (int i = 0; i < 63; i++)
-		lowlat_miss_note(&m, false, 2);
-	lowlat_miss_note(&m, true, 2);
+		lowlat_miss_note(&m, false, 2, false);
+	lowlat_miss_note(&m, true, 2, false);
 	for (int i = 0; i < 63; i++)
-		lowlat_miss_note(&m, false, 2);
+		lowlat_miss_note(&m, false, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 16 * step);
-	lowlat_miss_note(&m, false, 2); /* the 64th */
+	lowlat_miss_note(&m, false, 2, false); /* the 64th */
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 15 * step);
 	/* A burst of misses stops at half a refresh. */
 	for (int i = 0; i < 10; i++)
-		lowlat_miss_note(&m, true, 2);
+		lowlat_miss_note(&m, true, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
 	CHECK_EQ_I64(lowlat_miss_margin_max_ns(&m, r), r / 2);
 	CHECK_EQ_I64(m.misses, 12);
 	/* One miss in 512 frames balances: from any level, it stays within a raise of where it was. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 2);
+		lowlat_miss_note(&m, true, 2, false);
 		for (int i = 0; i < 511; i++)
-			lowlat_miss_note(&m, false, 2);
+			lowlat_miss_note(&m, false, 2, false);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 2) >= r / 2 - 9 * step);
 	/* A calm machine: back at the floor within 24 x 64 frames. */
 	for (int i = 0; i < 24 * LOWLAT_MARGIN_CALM_FRAMES; i++)
-		lowlat_miss_note(&m, false, 2);
+		lowlat_miss_note(&m, false, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
 	/* One miss in 128 frames (too many): it climbs to the top and stays. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 2);
+		lowlat_miss_note(&m, true, 2, false);
 		for (int i = 0; i < 127; i++)
-			lowlat_miss_note(&m, false, 2);
+			lowlat_miss_note(&m, false, 2, false);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 2) >= r / 2 - 2 * step);
 	/* The steps scale with the refresh: at 540 Hz the top is still half a refresh. */
@@ -166,12 +166,12 @@ static void miss_margin_fifo(void)
 	struct lowlat_miss_margin m = {0}, c = {0};
 	const int64_t r = 8 * MS, step = r / 64;
 
-	lowlat_miss_note_mode(&m, true, 1, true);
+	lowlat_miss_note(&m, true, 1, true);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
 	CHECK_EQ_I64(m.misses, 1);
-	lowlat_miss_note_mode(&m, true, 1, false);
+	lowlat_miss_note(&m, true, 1, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 4 * step);
-	lowlat_miss_note_mode(&c, true, 2, true);
+	lowlat_miss_note(&c, true, 2, true);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&c, r, 2), r / 8 + 8 * step);
 }
 
@@ -185,45 +185,45 @@ static void miss_margin_refresh_rate(void)
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), step);
 	for (int i = 0; i < 1000; i++)
-		lowlat_miss_note(&m, false, 1);
+		lowlat_miss_note(&m, false, 1, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
-	lowlat_miss_note(&m, true, 1);
-	lowlat_miss_note(&m, true, 1);
+	lowlat_miss_note(&m, true, 1, false);
+	lowlat_miss_note(&m, true, 1, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
 	for (int i = 0; i < 255; i++)
-		lowlat_miss_note(&m, false, 1);
+		lowlat_miss_note(&m, false, 1, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
-	lowlat_miss_note(&m, false, 1); /* the 256th */
+	lowlat_miss_note(&m, false, 1, false); /* the 256th */
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 2 * step);
 	/* Misses in a row: half a refresh at most, floor included. */
 	for (int i = 0; i < 40; i++)
-		lowlat_miss_note(&m, true, 0);
+		lowlat_miss_note(&m, true, 0, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), r / 2);
 	CHECK_EQ_I64(lowlat_miss_margin_max_ns(&m, r), r / 2);
 	CHECK_EQ_I64(m.misses, 42);
 	/* One miss in 256 frames holds it near where it was; one in 1024 lets it fall to the floor. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 1);
+		lowlat_miss_note(&m, true, 1, false);
 		for (int i = 0; i < 255; i++)
-			lowlat_miss_note(&m, false, 1);
+			lowlat_miss_note(&m, false, 1, false);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 1) >= r / 2 - 2 * step);
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 1);
+		lowlat_miss_note(&m, true, 1, false);
 		for (int i = 0; i < 1023; i++)
-			lowlat_miss_note(&m, false, 1);
+			lowlat_miss_note(&m, false, 1, false);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 1) <= 2 * step);
 	/* The cap moves to refresh/2: the floor rises to refresh/8 and the total stays at most the top;
 	 * steps above the new top go first. */
 	for (int i = 0; i < 40; i++)
-		lowlat_miss_note(&m, true, 1);
+		lowlat_miss_note(&m, true, 1, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
 	for (int i = 0; i < 64; i++)
-		lowlat_miss_note(&m, false, 2);
+		lowlat_miss_note(&m, false, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
 	for (int i = 0; i < 64; i++)
-		lowlat_miss_note(&m, false, 2);
+		lowlat_miss_note(&m, false, 2, false);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2 - step);
 }
 
