@@ -51,7 +51,8 @@ SKIP = 77
 RETRY_PAUSE_S = 5  # run_attempts: the pause before a second run, doubled before each run after
 
 # LOWLAT_TEST_KEEP=DIR: the tests' scratch directories (a failed run's are kept, and say where) go
-# under DIR, outside the test root's private /tmp, to study afterwards.
+# under DIR, outside the test root's private /tmp, to study afterwards; LOWLAT_TEST_KEEP_PASSED=1
+# keeps a passed run's too.
 if os.environ.get("LOWLAT_TEST_KEEP"):
     os.makedirs(os.environ["LOWLAT_TEST_KEEP"], exist_ok=True)
     tempfile.tempdir = os.environ["LOWLAT_TEST_KEEP"]
@@ -434,7 +435,10 @@ def run_attempts(run_once, args, fail=None):
             print("FAIL:", e)
             return 1
         if rc == 0:
-            shutil.rmtree(tmp)
+            if os.environ.get("LOWLAT_TEST_KEEP_PASSED") == "1":
+                print("logs kept in", tmp)
+            else:
+                shutil.rmtree(tmp)
             return 0
         print(f"run {attempt}: {reason}; logs in {tmp}")
     print(f"FAIL: {args.attempts} runs, none within the bound; the last: {reason}")
