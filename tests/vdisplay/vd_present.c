@@ -376,6 +376,17 @@ static void target_for(const struct vd_swapchain *sc, const VkPresentTimingInfoE
 			stage = (uint32_t)__builtin_ctz(t->targetTimeDomainPresentStage);
 		target = vd_swapchain_from_stage(sc, stage, target);
 	}
+	if (!relative && p->target_msc && !sc->engine.vrr_min_mhz) {
+		/* Mesa on native X11 with a steady refresh estimate: the target is the MSC of the first
+		 * refresh at or after it (after it less half a refresh with NEAREST), and the X server
+		 * presents at that refresh, in FIFO_RELAXED and IMMEDIATE too (README, [M11]). */
+		int64_t at = nearest ? target - period / 2 : target;
+		int64_t k = vd_refresh_at(sc->engine.rate_mhz, at);
+		if (vd_refresh_start_ns(sc->engine.rate_mhz, k) < at)
+			k++;
+		target = vd_refresh_start_ns(sc->engine.rate_mhz, k);
+		nearest = false;
+	}
 	req->target_kind = relative ? VD_TARGET_RELATIVE : VD_TARGET_ABSOLUTE;
 	req->target_ns = target;
 	req->nearest = nearest;

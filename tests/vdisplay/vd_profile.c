@@ -63,6 +63,7 @@ static const struct vd_profile profiles[] = {
                 .refresh = VD_REFRESH_X11,
                 .modes = X11_MODES,
                 .leak_failed_slot = true,
+                .target_msc = true,
                 /* The X server's UST is in µs; the noise makes Mesa's estimate move (README). */
                 .report_quantum_ns = 1000,
                 .report_jitter_ns = 8000,

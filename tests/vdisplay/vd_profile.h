@@ -52,6 +52,7 @@ struct vd_profile {
 	int64_t report_jitter_ns;  /* ... after noise of +- this (X11's UST); 0: none */
 	bool relative_floor;       /* relative targets up to a refresh (1.5 with NEAREST) ignored */
 	int64_t eager_max_ns;      /* a target latches up to min(period / 4, this) early */
+	bool target_msc;           /* an absolute target becomes the first refresh at or after it */
 	struct vd_clock clock[VD_STAGES];
 };
 
