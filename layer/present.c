@@ -50,7 +50,8 @@ static bool begin(struct lowlat_present_call *c, struct lowlat_device *dev, VkQu
 		                           .call = c,
 		                           .index = i,
 		                           .target_ns = LOWLAT_LOG_UNKNOWN,
-		                           .display_target_ns = LOWLAT_LOG_UNKNOWN};
+		                           .display_target_ns = LOWLAT_LOG_UNKNOWN,
+		                           .display_ask_ns = LOWLAT_LOG_UNKNOWN};
 		if (!c->first)
 			c->first = f->sc;
 	}

@@ -34,8 +34,10 @@ struct lowlat_frame {
 	 * screen's refresh grid, not the CPU grid. */
 	int64_t release_ns, after_ns;
 	bool grid;
-	/* This present's pacing deadline and display target, for the log (LOWLAT_LOG_UNKNOWN: none). */
-	int64_t target_ns, display_target_ns;
+	/* This present's pacing deadline and display target, for the log (LOWLAT_LOG_UNKNOWN: none),
+	 * and the earliest display time lowlat asked the driver for (present_timing.c, set_target;
+	 * LOWLAT_LOG_UNKNOWN: it asked for none). */
+	int64_t target_ns, display_target_ns, display_ask_ns;
 	/* Present timing (present_timing.c): the stages the app asked for itself, and whether the
 	 * present goes down with the app's own timing info (its target, or its time domain). */
 	uint32_t app_queries;

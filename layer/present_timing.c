@@ -444,6 +444,17 @@ struct timed_present {
 	_Alignas(16) unsigned char storage[512];
 };
 
+/* How long before the refresh meant for it a FIFO_RELAXED frame may be shown. The target is a
+ * "not before" time (the spec: the image should not be visible before it), and a FIFO_RELAXED frame
+ * with no new image shown since the refresh before it (every frame of a cap below the refresh rate)
+ * does not wait for a refresh: a driver may show it as soon as it is ready and its target has
+ * come, torn wherever the scan-out is. Half a refresh of room would put that tear mid-screen; this
+ * puts it at the last lines or in the blanking. It covers the error of lowlat's grid and clocks
+ * (microseconds), so a driver that waits for the refresh at or after the target gets the one
+ * meant, and it is longer than LOWLAT_TEAR_SLACK_NS (timing_reports.c), so a frame that waited for
+ * that refresh is told from one that tore at its target. */
+#define LOWLAT_RELAXED_LEAD_NS 200000ll /* 200 us */
+
 /* This present's target on the swapchain's grid (lowlat_timing_target) in the form the swapchain
  * takes: an absolute time on the phase stage's clock, a time relative to the previous present's
  * first pixel, or none (the frame then just arrives in time for it). */
@@ -460,20 +471,28 @@ static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64
 	 * meant, with half a refresh of room either way for the rounding of a refresh duration, a
 	 * driver that rounds to the nearest refresh, and one that sleeps to the target before it
 	 * queues the frame (Arm's WSI layer; Mesa on XWayland). The spec's NEAREST_REFRESH_CYCLE says
-	 * the same less plainly, and Arm ignores it. On VRR the target is the flip itself. */
-	int64_t ask = t->vrr ? target : target - t->refresh_ns / 2;
+	 * the same less plainly, and Arm ignores it. A FIFO_RELAXED frame gets less room (above). On
+	 * VRR the target is the flip itself. */
+	int64_t room = t->refresh_ns / 2;
+	if (f->sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR && room > LOWLAT_RELAXED_LEAD_NS)
+		room = LOWLAT_RELAXED_LEAD_NS;
+	int64_t ask = t->vrr ? target : target - room;
 	if (t->targets == LOWLAT_TARGETS_ABSOLUTE) {
 		ti->targetTime = (uint64_t)lowlat_clock_from_monotonic(&t->clocks, t->phase_stage, ask);
+		f->display_ask_ns = ask;
 	} else if (t->targets == LOWLAT_TARGETS_RELATIVE && t->prev_target_ns != LOWLAT_LOG_UNKNOWN) {
 		/* Relative to when the frame before is shown (the spec: its first pixel): where it was
 		 * reported already, that time, else its own target. A frame shown late then delays
-		 * only itself: planning from its target would put every later frame as late again. */
+		 * only itself: planning from its target would put every later frame as late again; one
+		 * shown early (a FIFO_RELAXED frame let go before its refresh) would put every later
+		 * frame earlier still. */
 		int64_t before = t->prev_target_ns;
-		if (t->prev_out_ns && t->prev_out_seq == t->pushed_seq && t->prev_out_ns > before)
+		if (t->prev_out_ns && t->prev_out_seq == t->pushed_seq)
 			before = t->prev_out_ns;
 		if (ask > before) {
 			ti->targetTime = (uint64_t)(ask - before);
 			ti->flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT;
+			f->display_ask_ns = ask;
 		}
 	}
 }

@@ -28,6 +28,7 @@ struct lowlat_pending_present {
 	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
 	bool fifo;              /* plain FIFO: a late one holds up the frames queued after it */
 	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
+	int64_t ask_ns;         /* the earliest time it let the driver show it, LOWLAT_LOG_UNKNOWN: any */
 	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
 	/* Its target is a refresh of a fixed-rate display and it was presented in time for it: whether
 	 * it made that refresh feeds the release margin (pace_display.h, lowlat_miss_margin). */

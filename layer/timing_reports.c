@@ -235,11 +235,13 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		t->prev_out_ns = out_ns;
 		t->prev_out_seq = p->seq;
 	}
-	/* A FIFO latch starts a refresh: the grid's phase. So does a FIFO_RELAXED one that was ready
-	 * before it went out (it waited for the refresh); one that went out as it became ready was
-	 * late and tore mid-refresh. An app presenting only in FIFO_RELAXED (DXVK with a sync
-	 * interval and tearing allowed) thus gets the display grid too. */
-	bool waited = p->relaxed && ready_ns && out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS;
+	/* A FIFO latch starts a refresh: the grid's phase. So does a FIFO_RELAXED one that went out
+	 * after it was both ready and let go by its target (it waited for the refresh); one that went
+	 * out as soon as it was both was late and tore mid-refresh. An app presenting only in
+	 * FIFO_RELAXED (DXVK with a sync interval and tearing allowed) thus gets the display grid too,
+	 * where the driver keeps such frames to a refresh. */
+	int64_t earliest_ns = p->ask_ns != LOWLAT_LOG_UNKNOWN && p->ask_ns > ready_ns ? p->ask_ns : ready_ns;
+	bool waited = p->relaxed && ready_ns && out_ns > earliest_ns + LOWLAT_TEAR_SLACK_NS;
 	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
 	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
 	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does
@@ -412,6 +414,7 @@ void lowlat_timing_push(struct lowlat_frame *f, uint32_t queries)
 	        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
 	        .fifo = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR,
 	        .target_ns = f->display_target_ns,
+	        .ask_ns = f->display_ask_ns,
 	        .judged = t->judge_miss && f->display_target_ns != LOWLAT_LOG_UNKNOWN,
 	        .seq = ++t->pushed_seq,
 	        .current = true,

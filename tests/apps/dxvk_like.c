@@ -9,10 +9,11 @@
  * - on OUT_OF_DATE, on SUBOPTIMAL and on a size change the swapchain is destroyed and a new one
  *   made, without oldSwapchain;
  * - with dxvk.latencySleep and VK_NV_low_latency2, the game thread sleeps in vkLatencySleepNV (and
- *   waits for its timeline semaphore) before each frame, minimumIntervalUs = 1e6 / its fps limit.
+ *   waits for its timeline semaphore) before each frame, minimumIntervalUs = 1e6 / its fps limit;
+ * - with V-Sync on and dxgi.tearFree = False (dxvk.conf), the swapchain is FIFO_RELAXED (--relaxed).
  *
- *   dxvk_like [--frames N] [--latency L] [--no-present-wait] [--switch-modes] [--resize-at N]
- *             [--latency-sleep [--latency-sleep-fps F]] --csv FILE
+ *   dxvk_like [--frames N] [--latency L] [--no-present-wait] [--switch-modes | --relaxed]
+ *             [--resize-at N] [--latency-sleep [--latency-sleep-fps F]] --csv FILE
  *
  * Exit 0 on success, 1 on a failure, 77 when --latency-sleep is asked for and the device does not
  * offer VK_NV_low_latency2 (it prints "dxvk_like: VK_NV_low_latency2 not offered").
@@ -25,8 +26,10 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: dxvk_like [--frames N] [--latency 1..6] [--no-present-wait] [--switch-modes] "
-	                "[--resize-at N] [--latency-sleep [--latency-sleep-fps F]] --csv FILE\n");
+	fprintf(stderr,
+	        "usage: dxvk_like [--frames N] [--latency 1..6] [--no-present-wait] "
+	        "[--switch-modes | --relaxed] [--resize-at N] [--latency-sleep [--latency-sleep-fps F]] "
+	        "--csv FILE\n");
 	return 2;
 }
 
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
 			o.present_wait = false;
 		else if (!strcmp(a, "--switch-modes"))
 			o.switch_modes = true;
+		else if (!strcmp(a, "--relaxed"))
+			o.relaxed = true;
 		else if (!strcmp(a, "--resize-at") && v)
 			o.resize_at = atoi(v), i++;
 		else if (!strcmp(a, "--latency-sleep"))
@@ -62,7 +67,8 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
-	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6)
+	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6 ||
+	    (o.relaxed && o.switch_modes))
 		return usage();
 	return engine_run(&o);
 }

@@ -349,14 +349,37 @@ static VkResult create_device(struct engine *e, bool *skip)
 	return VK_SUCCESS;
 }
 
-/* The swapchain's mode (FIFO, or FIFO_LATEST_READY), then the modes a present may switch to:
- * those of FIFO_RELAXED and IMMEDIATE the surface reports compatible with FIFO. */
-static void pick_modes(struct engine *e)
+/* Whether the surface offers mode. */
+static bool offers_mode(struct engine *e, VkPresentModeKHR mode)
+{
+	VkPresentModeKHR modes[16];
+	uint32_t count = 16;
+
+	if (vkGetPhysicalDeviceSurfacePresentModesKHR(e->physical, e->surface, &count, modes) < VK_SUCCESS)
+		return false;
+	for (uint32_t i = 0; i < count; i++)
+		if (modes[i] == mode)
+			return true;
+	return false;
+}
+
+/* The swapchain's mode (FIFO, FIFO_LATEST_READY or FIFO_RELAXED), then the modes a present may
+ * switch to: those of FIFO_RELAXED and IMMEDIATE the surface reports compatible with FIFO. False
+ * when the surface lacks the mode asked for. */
+static bool pick_modes(struct engine *e)
 {
 	e->modes[0] = e->has_latest_ready ? VK_PRESENT_MODE_FIFO_LATEST_READY_KHR : VK_PRESENT_MODE_FIFO_KHR;
 	e->mode_count = 1;
+	if (e->o->relaxed) {
+		if (!offers_mode(e, VK_PRESENT_MODE_FIFO_RELAXED_KHR)) {
+			fprintf(stderr, "%s: the surface offers no FIFO_RELAXED\n", e->o->name);
+			return false;
+		}
+		e->modes[0] = VK_PRESENT_MODE_FIFO_RELAXED_KHR;
+		return true;
+	}
 	if (!e->has_maintenance1)
-		return;
+		return true;
 	VkPresentModeKHR compatible[16];
 	VkSurfacePresentModeKHR asked = {.sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_KHR,
 	                                 .presentMode = VK_PRESENT_MODE_FIFO_KHR};
@@ -370,13 +393,14 @@ static void pick_modes(struct engine *e)
 	VkSurfaceCapabilities2KHR caps = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
 	                                  .pNext = &compat};
 	if (vkGetPhysicalDeviceSurfaceCapabilities2KHR(e->physical, &si, &caps) != VK_SUCCESS)
-		return;
+		return true;
 	for (uint32_t i = 0; i < compat.presentModeCount; i++)
 		if (compatible[i] == VK_PRESENT_MODE_FIFO_RELAXED_KHR)
 			e->modes[e->mode_count++] = compatible[i];
 	for (uint32_t i = 0; i < compat.presentModeCount; i++)
 		if (compatible[i] == VK_PRESENT_MODE_IMMEDIATE_KHR)
 			e->modes[e->mode_count++] = compatible[i];
+	return true;
 }
 
 /* Creates the swapchain (never with oldSwapchain: DXVK and vkd3d-proton destroy the old one
@@ -986,7 +1010,8 @@ int engine_run(const struct engine_options *o)
 		goto out_instance;
 	}
 	r = VK_SUCCESS;
-	pick_modes(e);
+	if (!pick_modes(e))
+		goto out_device;
 	const VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 	                                     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
 	                                     .queueFamilyIndex = e->family};

@@ -42,6 +42,9 @@ struct engine_options {
 	unsigned latency_sleep_fps; /* minimumIntervalUs = 1e6 / this (0: no interval) */
 	bool skip_ids;              /* present ids increase but skip values, as vkd3d-proton's do */
 	bool latest_ready; /* a FIFO_LATEST_READY swapchain (no present wait there: the fence signals) */
+	/* a FIFO_RELAXED swapchain: DXVK with V-Sync on and dxgi.tearFree = False (dxvk.conf), SDL's
+	 * adaptive V-Sync */
+	bool relaxed;
 	double target_fps; /* own VK_EXT_present_timing targets at this rate on the refresh grid (0: none) */
 	/* VK_EXT_present_timing enabled, first pixels asked for on every present and read back with
 	 * vkGetPastPresentationTimingEXT, no targets: vkd3d-proton wherever the extension is offered. */

@@ -86,6 +86,46 @@ CATCH_UP_SLACK_MS = 1.0
 short_gap_frames = []
 
 
+def relaxed_tears(rows, max_us, errors):
+    """FIFO_RELAXED frames with a target, from the display's record. A frame with no new image
+    shown since the refresh before it (each of a cap below the refresh rate) does not wait for a
+    refresh: the conformant display shows it once it is ready and its target has come. lowlat's
+    target must keep it to the refresh meant for it, torn at most max_us before that refresh's start
+    (in the blanking), never mid-screen, unless the frame was not ready by its target. Returns
+    (frames checked, frames late for their target, whether the swapchain's phase could be known):
+    on such a display only a frame that waited for a refresh shows where refreshes start, and
+    where none did before lowlat's first target lowlat's grid is a guess (the run says so)."""
+    checked = late = 0
+    known = True
+    by_chain = {}
+    for r in rows:
+        if r["event"] == "shown" and r["mode"] == "FIFO_RELAXED":
+            by_chain.setdefault(r["swapchain"], []).append(r)
+    for shown in by_chain.values():
+        first = next((i for i, r in enumerate(shown) if r["target_ns"]), None)
+        if first is None:
+            continue
+        if not any(r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"]) and
+                   r["time_ns"] > r["ready_ns"] for r in shown[:first]):
+            known = False
+            continue
+        for r in shown[first:][WARMUP:]:
+            if not r["target_ns"]:
+                continue
+            checked += 1
+            k = r["refresh"] if r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"]) \
+                else r["refresh"] + 1
+            before_us = (vdlog.refresh_start_ns(r["rate_mhz"], k) - r["time_ns"]) / 1000
+            if before_us <= max_us:
+                continue
+            if r["ready_ns"] > r["target_ns"]:
+                late += 1
+                continue
+            errors.append(f"FIFO_RELAXED request {r['seq']} of swapchain {r['swapchain']} was ready by its "
+                          f"target but shown {before_us:.0f} us before the next refresh: torn mid-screen")
+    return checked, late, known
+
+
 def read_lowlat_logs(logdir):
     rows = []
     for path in sorted(glob.glob(os.path.join(logdir, "*.csv"))):
@@ -487,6 +527,7 @@ def run_once(args, attempt):
     if args.own_reports:
         check_own_reports(out, float(args.fps), len(frames), errors)
     grid = check_refresh_grid(frames, lowlat_rows, rows, out, errors) if args.refresh_grid and not errors else None
+    tears = relaxed_tears(rows, args.relaxed_tear_max_us, errors) if args.relaxed_tear_max_us is not None else None
     late = None if errors else late_start(frames, lowlat_rows, rows, args.latency, args.across_recreates, errors,
                                           1000 / float(args.fps))
     if errors:
@@ -558,6 +599,15 @@ def run_once(args, attempt):
     if args.late_max_ms is not None and late_ms > args.late_max_ms:
         raise Fail(f"the game thread starts {late_ms:.2f} ms before lowlat's wait for its present ends, more "
                    f"than {args.late_max_ms} ms: the late wait does not reach it")
+    if tears:
+        checked, late_relaxed, known = tears
+        print(f"FIFO_RELAXED: {checked} frames with lowlat's targets checked, {checked - late_relaxed} shown on "
+              f"their refresh or less than {args.relaxed_tear_max_us:.0f} us before it, {late_relaxed} late")
+        if not known:
+            return SLOWED, ("no FIFO_RELAXED frame waited for a refresh before lowlat's first target: the "
+                            "display's phase was not to be known"), tmp
+        if not checked:
+            raise Fail("no FIFO_RELAXED frame with lowlat's target")
     if grid and grid[0] < REFRESH_ON_PLAN_MIN:
         if stalls and not grid[1]:
             return SLOWED, f"{(1 - grid[0]) * 100:.1f}% of frames not shown on their planned refresh, after stalls", tmp
@@ -598,6 +648,9 @@ def main():
                     help="lowlat reads the display's refresh clock (pacing level \"drm\", with present timing "
                     "and present wait withheld): its wait point releases frames on that grid")
     ap.add_argument("--resize", action="store_true", help="the app resizes mid-run (--resize-at)")
+    ap.add_argument("--relaxed-tear-max-us", type=float,
+                    help="FIFO_RELAXED frames with lowlat's targets, ready by them, are shown at most this "
+                    "long before a refresh start")
     ap.add_argument("--no-validation", action="store_true", help="for the TSan build: validation is not instrumented")
     ap.add_argument("--attempts", type=int, default=3)
     ap.add_argument("app_args", nargs="*")

@@ -159,6 +159,8 @@ static void fact(const char *claim)
 		have = p->refresh == VD_REFRESH_X11;
 	else if (!strcmp(key, "relative_floor"))
 		have = p->relative_floor;
+	else if (!strcmp(key, "relaxed"))
+		have = p->modes & VD_MODE_BIT(VD_MODE_FIFO_RELAXED);
 	else {
 		fprintf(stderr, "fact '%s': unknown fact '%s'\n", claim, key);
 		failures++;
