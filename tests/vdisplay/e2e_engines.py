@@ -93,8 +93,9 @@ def relaxed_tears(rows, max_us, errors):
     target must keep it to the refresh meant for it, torn at most max_us before that refresh's start
     (in the blanking), never mid-screen, unless the frame was not ready by its target. Returns
     (frames checked, frames late for their target, whether the swapchain's phase could be known):
-    on such a display only a frame that waited for a refresh shows where refreshes start, and
-    where none did before lowlat's first target lowlat's grid is a guess (the run says so)."""
+    only a frame that waited for a refresh shows where refreshes start, and where none did before
+    the frames checked (the display tore even the swapchain's first frames, and tears at targets)
+    lowlat's grid is a guess (the run says so)."""
     checked = late = 0
     known = True
     by_chain = {}
@@ -106,7 +107,7 @@ def relaxed_tears(rows, max_us, errors):
         if first is None:
             continue
         if not any(r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"]) and
-                   r["time_ns"] > r["ready_ns"] for r in shown[:first]):
+                   r["time_ns"] > r["ready_ns"] for r in shown[:first + WARMUP]):
             known = False
             continue
         for r in shown[first:][WARMUP:]:
@@ -604,7 +605,7 @@ def run_once(args, attempt):
         print(f"FIFO_RELAXED: {checked} frames with lowlat's targets checked, {checked - late_relaxed} shown on "
               f"their refresh or less than {args.relaxed_tear_max_us:.0f} us before it, {late_relaxed} late")
         if not known:
-            return SLOWED, ("no FIFO_RELAXED frame waited for a refresh before lowlat's first target: the "
+            return SLOWED, ("no FIFO_RELAXED frame waited for a refresh before the frames checked: the "
                             "display's phase was not to be known"), tmp
         if not checked:
             raise Fail("no FIFO_RELAXED frame with lowlat's target")
