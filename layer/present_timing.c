@@ -444,17 +444,6 @@ struct timed_present {
 	_Alignas(16) unsigned char storage[512];
 };
 
-/* How long before the refresh meant for it a FIFO_RELAXED frame may be shown. The target is a
- * "not before" time (the spec: the image should not be visible before it), and a FIFO_RELAXED frame
- * with no new image shown since the refresh before it (every frame of a cap below the refresh rate)
- * does not wait for a refresh: a driver may show it as soon as it is ready and its target has
- * come, torn wherever the scan-out is. Half a refresh of room would put that tear mid-screen; this
- * puts it at the last lines or in the blanking. It covers the error of lowlat's grid and clocks
- * (microseconds), so a driver that waits for the refresh at or after the target gets the one
- * meant, and it is longer than LOWLAT_TEAR_SLACK_NS (timing_reports.c), so a frame that waited for
- * that refresh is told from one that tore at its target. */
-#define LOWLAT_RELAXED_LEAD_NS 200000ll /* 200 us */
-
 /* This present's target on the swapchain's grid (lowlat_timing_target) in the form the swapchain
  * takes: an absolute time on the phase stage's clock, a time relative to the previous present's
  * first pixel, or none (the frame then just arrives in time for it). */
@@ -471,10 +460,11 @@ static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64
 	 * meant, with half a refresh of room either way for the rounding of a refresh duration, a
 	 * driver that rounds to the nearest refresh, and one that sleeps to the target before it
 	 * queues the frame (Arm's WSI layer; Mesa on XWayland). The spec's NEAREST_REFRESH_CYCLE says
-	 * the same less plainly, and Arm ignores it. A FIFO_RELAXED frame gets less room (above). On
-	 * VRR the target is the flip itself. */
+	 * the same less plainly, and Arm ignores it. A FIFO_RELAXED frame may get less room
+	 * (LOWLAT_RELAXED_LEAD_NS). On VRR the target is the flip itself. */
 	int64_t room = t->refresh_ns / 2;
-	if (f->sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR && room > LOWLAT_RELAXED_LEAD_NS)
+	if (f->sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR && t->relaxed_at_target &&
+	    room > LOWLAT_RELAXED_LEAD_NS)
 		room = LOWLAT_RELAXED_LEAD_NS;
 	int64_t ask = t->vrr ? target : target - room;
 	if (t->targets == LOWLAT_TARGETS_ABSOLUTE) {

@@ -19,6 +19,20 @@ struct lowlat_instance;
 struct lowlat_device;
 struct lowlat_swapchain;
 
+/* How long before the refresh meant for it a FIFO_RELAXED frame may be shown on a driver that
+ * shows such frames at their target times. The target is a "not before" time (the spec: the image
+ * should not be visible before it), and a FIFO_RELAXED frame with no new image shown since the
+ * refresh before it (every frame of a cap below the refresh rate) does not wait for a refresh: a
+ * driver may show it as soon as it is ready and its target has come, torn wherever the scan-out
+ * is. Half a refresh of room puts that tear mid-screen; this puts it at the last lines or in the
+ * blanking. It covers the error of lowlat's grid and clocks (microseconds), and it is longer than
+ * LOWLAT_TEAR_SLACK_NS (timing_reports.c), so a frame that waited for its refresh is told from one
+ * that tore at its target. Only there: a driver that sleeps until the target and then waits for
+ * the next refresh (Arm's WSI layer) would miss the refresh whenever it woke later than this, so
+ * every swapchain starts with half a refresh and moves once its driver has shown a frame at its
+ * target. */
+#define LOWLAT_RELAXED_LEAD_NS 200000ll /* 200 us */
+
 /* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
 struct lowlat_pending_present {
 	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
@@ -93,6 +107,9 @@ struct lowlat_swapchain_timing {
 	 * they were presented, or absolute targets ignored): at LOWLAT_TIMING_BAD_REPORTS, lowlat
 	 * stops trusting them (timing_reports.c says which way). */
 	uint32_t bad_reports, early_shows;
+	/* The driver showed a FIFO_RELAXED frame at its target time, mid-refresh (timing_reports.c):
+	 * such frames ask for less room before their refresh from then on (present_timing.c). */
+	bool relaxed_at_target;
 	/* Why the reported refresh cannot be paced on, "" while it can. */
 	char unusable[96];
 	/* When the latest complete report came: reports that stop (a results slot a failed present

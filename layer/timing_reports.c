@@ -242,6 +242,16 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	 * where the driver keeps such frames to a refresh. */
 	int64_t earliest_ns = p->ask_ns != LOWLAT_LOG_UNKNOWN && p->ask_ns > ready_ns ? p->ask_ns : ready_ns;
 	bool waited = p->relaxed && ready_ns && out_ns > earliest_ns + LOWLAT_TEAR_SLACK_NS;
+	/* One that was ready well before its target and went out at that time, mid-refresh: this
+	 * driver shows FIFO_RELAXED frames at their targets (present_timing.c, LOWLAT_RELAXED_LEAD_NS). */
+	if (p->relaxed && !t->relaxed_at_target && out_ns && ready_ns && p->ask_ns != LOWLAT_LOG_UNKNOWN &&
+	    ready_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns && out_ns <= p->ask_ns + LOWLAT_TEAR_SLACK_NS &&
+	    p->ask_ns + LOWLAT_TEAR_SLACK_NS < p->target_ns) {
+		t->relaxed_at_target = true;
+		LOWLAT_INFO("swapchain %ux%u: the driver shows FIFO_RELAXED frames at their target times, "
+		            "mid-refresh: their targets move to %lld us before the refresh",
+		            sc->extent.width, sc->extent.height, LOWLAT_RELAXED_LEAD_NS / 1000);
+	}
 	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
 	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
 	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does

@@ -17,7 +17,11 @@
  *   present's first pixel and reads the reports back itself (vkGetPastPresentationTimingEXT),
  *   printing their median spacing: what the app itself sees of its pacing.
  *
- *   vkd3d_like [--frames N] [--latency L] [--target-fps F] [--latest-ready] [--timing-queries] --csv FILE
+ * - --relaxed: a FIFO_RELAXED swapchain, which vkd3d-proton does not make; for the tests that need
+ *   an app reading its own reports back in that mode (an app with adaptive V-Sync).
+ *
+ *   vkd3d_like [--frames N] [--latency L] [--target-fps F] [--latest-ready | --relaxed]
+ *              [--timing-queries] --csv FILE
  *
  * Exit 0 on success, 1 on a failure.
  */
@@ -29,8 +33,8 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vkd3d_like [--frames N] [--latency 1..6] [--target-fps F] [--latest-ready] "
-	                "[--timing-queries] --csv FILE\n");
+	fprintf(stderr, "usage: vkd3d_like [--frames N] [--latency 1..6] [--target-fps F] "
+	                "[--latest-ready | --relaxed] [--timing-queries] --csv FILE\n");
 	return 2;
 }
 
@@ -56,6 +60,8 @@ int main(int argc, char **argv)
 			o.target_fps = atof(v), i++;
 		else if (!strcmp(a, "--latest-ready"))
 			o.latest_ready = true;
+		else if (!strcmp(a, "--relaxed"))
+			o.relaxed = true;
 		else if (!strcmp(a, "--timing-queries"))
 			o.timing_queries = true;
 		else if (!strcmp(a, "--csv") && v)
@@ -63,7 +69,8 @@ int main(int argc, char **argv)
 		else
 			return usage();
 	}
-	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6 || o.target_fps < 0)
+	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6 ||
+	    o.target_fps < 0 || (o.relaxed && o.latest_ready))
 		return usage();
 	return engine_run(&o);
 }
