@@ -39,7 +39,9 @@ done
 fps_of() { "$cli" ctl "$1" status | sed -n 's/.*; fps \([^,]*\),.*/\1/p'; }
 
 # The focused window is B's.
+# A coproc's NAME_PID is unset once bash has reaped it: keep the pid for the wait below.
 coproc WM { "$x_active" "$b"; }
+wm_pid=$WM_PID
 read -r ready <&"${WM[0]}" || fail "x_active did not start"
 [ "$ready" = ready ] || fail "x_active said $ready"
 reply=$("$cli" ctl fps 45 2>"$e2e_tmp/why") || fail "lowlat ctl fps 45 failed: $reply $(cat "$e2e_tmp/why")"
@@ -52,14 +54,15 @@ grep -qF "lowlat ctl: to vkcube (pid $b): its X11 window has the focus" "$e2e_tm
 
 # Focus on A: the same command goes there.
 exec {WM[1]}>&-
-wait "$WM_PID" 2>/dev/null || true
+wait "$wm_pid" 2>/dev/null || true
 coproc WM2 { "$x_active" "$a"; }
+wm2_pid=$WM2_PID
 read -r ready <&"${WM2[0]}" || fail "x_active did not start"
 "$cli" ctl cycle 5,10 >/dev/null 2>&1 || fail "lowlat ctl cycle 5,10 failed"
 [ "$(fps_of "$a")" = 5 ] && [ "$(fps_of "$b")" = 45 ] || fail "cycle did not reach the focused A: A $(fps_of "$a"), B $(fps_of "$b")"
 "$cli" ctl fps 1 >/dev/null 2>&1
 exec {WM2[1]}>&-
-wait "$WM2_PID" 2>/dev/null || true
+wait "$wm2_pid" 2>/dev/null || true
 
 # No focused window (its window is gone): the game that presented last, B, in at least 2 of 3 tries
 # (A presents once a second, so it is the last one in about 1 of 60).
