@@ -96,6 +96,9 @@ def relaxed_tears(rows, max_us, errors):
     only a frame that waited for a refresh shows where refreshes start, and where none did before
     the frames checked (the display tore even the swapchain's first frames, and tears at targets)
     lowlat's grid is a guess (the run says so)."""
+    def on_refresh(r):
+        return r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"])
+
     checked = late = 0
     known = True
     by_chain = {}
@@ -106,16 +109,14 @@ def relaxed_tears(rows, max_us, errors):
         first = next((i for i, r in enumerate(shown) if r["target_ns"]), None)
         if first is None:
             continue
-        if not any(r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"]) and
-                   r["time_ns"] > r["ready_ns"] for r in shown[:first + WARMUP]):
+        if not any(on_refresh(r) and r["time_ns"] > r["ready_ns"] for r in shown[:first + WARMUP]):
             known = False
             continue
         for r in shown[first:][WARMUP:]:
             if not r["target_ns"]:
                 continue
             checked += 1
-            k = r["refresh"] if r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"]) \
-                else r["refresh"] + 1
+            k = r["refresh"] if on_refresh(r) else r["refresh"] + 1
             before_us = (vdlog.refresh_start_ns(r["rate_mhz"], k) - r["time_ns"]) / 1000
             if before_us <= max_us:
                 continue
