@@ -236,17 +236,22 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		t->prev_out_seq = p->seq;
 	}
 	/* A FIFO latch starts a refresh: the grid's phase. So does a FIFO_RELAXED one that went out
-	 * after it was both ready and let go by its target (it waited for the refresh); one that went
-	 * out as soon as it was both was late and tore mid-refresh. An app presenting only in
-	 * FIFO_RELAXED (DXVK with a sync interval and tearing allowed) thus gets the display grid too,
-	 * where the driver keeps such frames to a refresh. */
-	int64_t earliest_ns = p->ask_ns != LOWLAT_LOG_UNKNOWN && p->ask_ns > ready_ns ? p->ask_ns : ready_ns;
+	 * at a time neither its ready time nor its target explains: after both (it waited for the
+	 * refresh), or well before its target though ready (a driver that latches up to a quarter
+	 * refresh early, Mesa on XWayland, or rounds to the nearest refresh). One that went out as
+	 * soon as it was both ready and let go was late, or shown at its target, and tore
+	 * mid-refresh. An app presenting only in FIFO_RELAXED (DXVK with a sync interval and tearing
+	 * allowed) thus gets the display grid too, where the driver keeps such frames to a refresh. */
+	bool asked = p->ask_ns != LOWLAT_LOG_UNKNOWN;
+	int64_t earliest_ns = asked && p->ask_ns > ready_ns ? p->ask_ns : ready_ns;
 	bool waited = p->relaxed && ready_ns && out_ns > earliest_ns + LOWLAT_TEAR_SLACK_NS;
+	bool latched_early = p->relaxed && ready_ns && asked && out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS &&
+	                     out_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns;
 	/* One that was ready well before its target and went out at that time, mid-refresh: this
 	 * driver shows FIFO_RELAXED frames at their targets (present_timing.c, LOWLAT_RELAXED_LEAD_NS). */
-	if (p->relaxed && !t->relaxed_at_target && out_ns && ready_ns && p->ask_ns != LOWLAT_LOG_UNKNOWN &&
-	    ready_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns && out_ns <= p->ask_ns + LOWLAT_TEAR_SLACK_NS &&
-	    p->ask_ns + LOWLAT_TEAR_SLACK_NS < p->target_ns) {
+	if (p->relaxed && !t->relaxed_at_target && out_ns && ready_ns && asked &&
+	    ready_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns && out_ns + LOWLAT_TEAR_SLACK_NS >= p->ask_ns &&
+	    out_ns <= p->ask_ns + LOWLAT_TEAR_SLACK_NS && p->ask_ns + LOWLAT_TEAR_SLACK_NS < p->target_ns) {
 		t->relaxed_at_target = true;
 		LOWLAT_INFO("swapchain %ux%u: the driver shows FIFO_RELAXED frames at their target times, "
 		            "mid-refresh: their targets move to %lld us before the refresh",
@@ -257,7 +262,8 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does
 	 * replaces the guess. */
 	bool guess = p->relaxed && !t->have_vblank;
-	if (out_ns && (p->vblank_latch || waited || guess) && (!t->have_vblank || out_ns > t->vblank_ns)) {
+	if (out_ns && (p->vblank_latch || waited || latched_early || guess) &&
+	    (!t->have_vblank || out_ns > t->vblank_ns)) {
 		t->vblank_ns = out_ns;
 		t->have_vblank = true;
 	}
