@@ -128,6 +128,7 @@ struct lowlat_swapchain_timing {
 	uint64_t properties_counter;
 	/* A known refresh start (the latest first-pixel-out of a FIFO latch): the grid's phase. */
 	bool have_vblank;
+	bool vblank_guessed; /* from a FIFO_RELAXED frame that may have torn (timing_reports.c) */
 	int64_t vblank_ns;
 	/* The next present's target display time, computed at the previous present. */
 	bool have_target;

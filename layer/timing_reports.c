@@ -245,7 +245,10 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	bool asked = p->ask_ns != LOWLAT_LOG_UNKNOWN;
 	int64_t earliest_ns = asked && p->ask_ns > ready_ns ? p->ask_ns : ready_ns;
 	bool waited = p->relaxed && ready_ns && out_ns > earliest_ns + LOWLAT_TEAR_SLACK_NS;
-	bool latched_early = p->relaxed && ready_ns && asked && out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS &&
+	/* Only while the phase is a guess (below): a driver that shows FIFO_RELAXED frames that much
+	 * before their targets, torn, would otherwise move the grid back by as much every frame. */
+	bool latched_early = p->relaxed && ready_ns && asked && t->vblank_guessed &&
+	                     out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS &&
 	                     out_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns;
 	/* One that was ready well before its target and went out at that time, mid-refresh: this
 	 * driver shows FIFO_RELAXED frames at their targets (present_timing.c, LOWLAT_RELAXED_LEAD_NS). */
@@ -266,6 +269,7 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	    (!t->have_vblank || out_ns > t->vblank_ns)) {
 		t->vblank_ns = out_ns;
 		t->have_vblank = true;
+		t->vblank_guessed = guess;
 	}
 }
 
