@@ -14,6 +14,7 @@
 #ifdef VK_EXT_present_timing
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "clock.h"
@@ -253,8 +254,9 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	/* One that was ready well before its target and went out at that time, mid-refresh: this
 	 * driver shows FIFO_RELAXED frames at their targets (present_timing.c, LOWLAT_RELAXED_LEAD_NS). */
 	if (p->relaxed && !t->relaxed_at_target && out_ns && ready_ns && asked &&
-	    ready_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns && out_ns + LOWLAT_TEAR_SLACK_NS >= p->ask_ns &&
-	    out_ns <= p->ask_ns + LOWLAT_TEAR_SLACK_NS && p->ask_ns + LOWLAT_TEAR_SLACK_NS < p->target_ns) {
+	    ready_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns &&
+	    llabs(out_ns - p->ask_ns) <= LOWLAT_TEAR_SLACK_NS &&
+	    p->ask_ns + LOWLAT_TEAR_SLACK_NS < p->target_ns) {
 		t->relaxed_at_target = true;
 		LOWLAT_INFO("swapchain %ux%u: the driver shows FIFO_RELAXED frames at their target times, "
 		            "mid-refresh: their targets move to %lld us before the refresh",
