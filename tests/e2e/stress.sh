@@ -14,7 +14,7 @@
 # present return at least 50 us before the one above it saw lowlat's) within 5% of 1/cap. Frames the
 # app made late are not lowlat's to pace (the sanitizer builds' device and swapchain creation stall
 # the threads), nor are the gaps of a device down or a swapchain recreated: a step needs 10 such
-# intervals (the ASan build had 24-42 a step).
+# intervals (the ASan build had 24-42 a step); a run with a step short of them goes again, up to 3.
 #
 #   stress.sh APP [SECONDS]
 . "$(dirname "$0")/lib.sh"
@@ -30,9 +30,15 @@ RELOAD_S=1.5
 
 game=$XDG_CONFIG_HOME/lowlat/games/stress.json
 steps=$e2e_tmp/steps
+# One run of the app for SECONDS, the caps rewritten meanwhile, and its steps judged. Returns 2
+# where no step ran off its cap but one had too few held frames to judge (the sanitizer builds'
+# start-up and a busy host can starve a step: 8 in the ASan build of a clean-clone CI, 2026-12-05);
+# fails the test on anything else amiss.
+stress_run() {
 # The writer stamps each rewrite on CLOCK_MONOTONIC, the probe's clock. The first cap is in place
 # before the app starts; its step begins when lowlat says it has a swapchain (the app presents: a
 # sanitizer build takes seconds to get there), and the steps go on for SECONDS from there.
+rm -f "$e2e_tmp/stress.out"
 echo "{\"fps\": ${CAPS[0]}}" >"$game"
 python3 - "$game" "$steps" "$seconds" "$STEP_S" "$e2e_tmp/stress.out" "${CAPS[@]}" <<'PY' &
 import os, sys, time
@@ -61,7 +67,7 @@ with open(steps, "w") as log:
             break
         time.sleep(step)
 PY
-writer=$!
+local writer=$!
 E2E_PROBE=1 run_validated stress "$app" "$seconds"
 wait "$writer" || fail "the config writer failed"
 out=$e2e_tmp/stress.out
@@ -71,7 +77,8 @@ reloads=$(grep -c '^lowlat: config: reloaded .*stress.json' "$out" || true)
 [ "$reloads" -ge "$rewrites" ] || fail "lowlat reported $reloads reloads of stress.json for $rewrites rewrites"
 
 # Each step's cap against the rate the probe measured in it.
-python3 - "$e2e_tmp/stress.probe.csv" "$e2e_tmp/stress.below.csv" "$steps" "$RELOAD_S" <<'PY' ||
+local rc=0
+python3 - "$e2e_tmp/stress.probe.csv" "$e2e_tmp/stress.below.csv" "$steps" "$RELOAD_S" <<'PY' || rc=$?
 import csv, statistics, sys
 def chains(path):
     """Each swapchain's presents in order (its two threads present in turn, under its lock)."""
@@ -89,7 +96,7 @@ for chain, rows in above.items():
     held += [(a[0], chain, a[0] - b[0] >= 50_000) for a, b in zip(rows, below[chain]) if a[1] >= 0]
 held.sort()
 end_ns = held[-1][0]
-bad = 0
+bad = short = 0
 for i, (t, cap) in enumerate(steps):
     lo, hi = t + reload_ns, steps[i + 1][0] if i + 1 < len(steps) else end_ns
     if hi - lo < 0.5e9:
@@ -100,13 +107,26 @@ for i, (t, cap) in enumerate(steps):
             gaps.append(tr - last[chain][0])
         last[chain] = (tr, h)
     med = statistics.median(gaps) / 1e6 if gaps else float("nan")
-    ok = len(gaps) >= 10 and abs(med * cap / 1000 - 1) <= 0.05
-    bad += not ok
+    few = len(gaps) < 10
+    off = not few and abs(med * cap / 1000 - 1) > 0.05
+    short += few
+    bad += off
     print(f"step {i + 1}: cap {cap} fps: {len(gaps)} intervals between held frames over {(hi - lo) / 1e9:.1f} s, "
-          f"median {med:.2f} ms for {1000 / cap:.2f} ms ({'ok' if ok else 'OFF THE CAP'})")
-sys.exit(1 if bad else 0)
+          f"median {med:.2f} ms for {1000 / cap:.2f} ms ({'OFF THE CAP' if off else 'too few to judge' if few else 'ok'})")
+sys.exit(1 if bad else 2 if short else 0)
 PY
-	fail "a step did not run at the cap it set (above)"
+	[ "$rc" = 2 ] && return 2
+	[ "$rc" = 0 ] || fail "a step did not run at the cap it set (above)"
+}
+
+# A run where a step was too short to judge goes again; after 3 such runs the test fails.
+for attempt in 1 2 3; do
+	rc=0
+	stress_run || rc=$?
+	[ "$rc" = 0 ] && break
+	[ "$attempt" -lt 3 ] || fail "a step had too few held frames to judge in each of 3 runs (above)"
+	echo "stress: run $attempt had a step too short to judge; running again"
+done
 
 summary=$(grep '^stress: [0-9]* threads' "$out" | tail -n 1)
 re='^stress: 8 threads, [0-9]+ s: device0 ([0-9]+) frames, device1 ([0-9]+) frames, ([0-9]+) swapchain recreates, ([0-9]+) device recreates$'
