@@ -72,6 +72,51 @@ static void late_ready(struct vd_swapchain *sc)
 	sc->late_ns = (int64_t)us * 1000;
 }
 
+/* LOWLAT_VDISPLAY_UNTARGETED_READY_PHASE=U: each request without a target time is ready U µs after
+ * a refresh start, at the first such time a refresh or more after its GPU work finished: shown then,
+ * torn, in FIFO_RELAXED, as frames that come after a refresh has passed, at a phase the test
+ * chooses (a layer's first frames, before it sets targets). Fixed-rate displays only. Unset: as
+ * rendered. */
+static void untargeted_ready_phase(struct vd_swapchain *sc)
+{
+	const char *text = getenv("LOWLAT_VDISPLAY_UNTARGETED_READY_PHASE");
+	int64_t period = (int64_t)vd_swapchain_period_ns(sc);
+	unsigned long us;
+	int used = 0;
+
+	sc->untargeted_phase_ns = -1;
+	if (!text || !*text)
+		return;
+	if (sscanf(text, "%lu%n", &us, &used) != 1 || text[used] || (int64_t)us * 1000 >= period ||
+	    sc->engine.vrr_min_mhz) {
+		vd_msg("LOWLAT_VDISPLAY_UNTARGETED_READY_PHASE=%s is not a time in µs within a refresh of a "
+		       "fixed-rate display; requests are ready as rendered",
+		       text);
+		return;
+	}
+	sc->untargeted_phase_ns = (int64_t)us * 1000;
+}
+
+/* Whether the pending request seq has a target time. */
+static bool targeted(const struct vd_engine *e, uint64_t seq)
+{
+	for (uint32_t i = 0; i < e->count; i++)
+		if (e->queue[i].seq == seq)
+			return e->queue[i].target_kind != VD_TARGET_NONE;
+	return false;
+}
+
+/* The first time at least a refresh after ready_ns that lies phase_ns after a refresh start. */
+static int64_t at_phase(const struct vd_swapchain *sc, int64_t ready_ns, int64_t phase_ns)
+{
+	int64_t rate = sc->engine.rate_mhz, earliest = ready_ns + (int64_t)vd_swapchain_period_ns(sc);
+	int64_t k = vd_refresh_at(rate, earliest - phase_ns);
+
+	if (vd_refresh_start_ns(rate, k) + phase_ns < earliest)
+		k++;
+	return vd_refresh_start_ns(rate, k) + phase_ns;
+}
+
 enum vd_mode vd_mode_of(VkPresentModeKHR mode)
 {
 	switch (mode) {
@@ -237,6 +282,8 @@ static void *scanout_main(void *arg)
 				img->submitted = false;
 				if (sc->late_every && img->seq % sc->late_every == 0)
 					ready[k] += sc->late_ns;
+				if (sc->untargeted_phase_ns >= 0 && !targeted(&sc->engine, img->seq))
+					ready[k] = at_phase(sc, ready[k], sc->untargeted_phase_ns);
 				vd_engine_set_ready(&sc->engine, img->seq, ready[k]);
 			}
 		}
@@ -499,6 +546,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateSwapchainKHR(VkDevice device, const VkSw
 		vd_engine_set_vrr(&sc->engine, display_vrr_min_mhz(sc->engine.rate_mhz));
 	sc->device_offset_ns = device_offset_ns(dev);
 	late_ready(sc);
+	untargeted_ready_phase(sc);
 	profile_state(sc, info);
 
 	/* The thread is started last; destroy_swapchain joins it, so start a no-op one on failure. */

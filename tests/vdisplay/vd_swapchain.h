@@ -54,6 +54,7 @@ struct vd_swapchain {
 	uint64_t last_seq;             /* the latest request queued */
 	uint64_t late_every;           /* LOWLAT_VDISPLAY_LATE_READY: every late_every-th request is */
 	int64_t late_ns;               /* ready late_ns after its GPU work finished; 0: none */
+	int64_t untargeted_phase_ns;   /* LOWLAT_VDISPLAY_UNTARGETED_READY_PHASE, in ns; -1: none */
 
 	/* The driver profile's view of this swapchain (vd_profile.h). */
 	const struct vd_profile *profile;
