@@ -138,6 +138,11 @@ static struct vd_request *find(struct vd_engine *e, uint64_t seq, uint32_t *inde
 	return NULL;
 }
 
+const struct vd_request *vd_engine_request(const struct vd_engine *e, uint64_t seq)
+{
+	return find((struct vd_engine *)e, seq, NULL);
+}
+
 bool vd_engine_set_ready(struct vd_engine *e, uint64_t seq, int64_t ready_ns)
 {
 	struct vd_request *r = find(e, seq, NULL);

@@ -137,6 +137,8 @@ int64_t vd_engine_period_ns(const struct vd_engine *e);
 /* Appends a request; fills and returns its seq, or 0 when the queue is full. Only seq/image/mode/
  * queued/target/present_id fields of *req are read. queued_ns must not precede the horizon. */
 uint64_t vd_engine_queue(struct vd_engine *e, const struct vd_request *req);
+/* The queued request seq, or NULL. */
+const struct vd_request *vd_engine_request(const struct vd_engine *e, uint64_t seq);
 /* Records when a queued request became ready. Returns false for an unknown seq. */
 bool vd_engine_set_ready(struct vd_engine *e, uint64_t seq, int64_t ready_ns);
 /* Forgets a request that will never become ready (its submission failed). */

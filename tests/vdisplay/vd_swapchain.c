@@ -97,15 +97,6 @@ static void untargeted_ready_phase(struct vd_swapchain *sc)
 	sc->untargeted_phase_ns = (int64_t)us * 1000;
 }
 
-/* Whether the pending request seq has a target time. */
-static bool targeted(const struct vd_engine *e, uint64_t seq)
-{
-	for (uint32_t i = 0; i < e->count; i++)
-		if (e->queue[i].seq == seq)
-			return e->queue[i].target_kind != VD_TARGET_NONE;
-	return false;
-}
-
 /* The first time at least a refresh after ready_ns that lies phase_ns after a refresh start. */
 static int64_t at_phase(const struct vd_swapchain *sc, int64_t ready_ns, int64_t phase_ns)
 {
@@ -282,8 +273,12 @@ static void *scanout_main(void *arg)
 				img->submitted = false;
 				if (sc->late_every && img->seq % sc->late_every == 0)
 					ready[k] += sc->late_ns;
-				if (sc->untargeted_phase_ns >= 0 && !targeted(&sc->engine, img->seq))
-					ready[k] = at_phase(sc, ready[k], sc->untargeted_phase_ns);
+				if (sc->untargeted_phase_ns >= 0) {
+					const struct vd_request *req =
+					        vd_engine_request(&sc->engine, img->seq);
+					if (req && req->target_kind == VD_TARGET_NONE)
+						ready[k] = at_phase(sc, ready[k], sc->untargeted_phase_ns);
+				}
 				vd_engine_set_ready(&sc->engine, img->seq, ready[k]);
 			}
 		}
