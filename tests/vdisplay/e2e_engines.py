@@ -71,6 +71,7 @@ SKIP = 77
 SLOWED = 2
 BOUND = 0.03
 WARMUP = 10  # frames per swapchain: start-up, and the game thread's run-ahead of L frames
+WAIT_SEEN_US = 100  # how long a FIFO_RELAXED frame must wait for a refresh to show it (relaxed_tears)
 
 
 class Fail(Exception):
@@ -95,9 +96,15 @@ def relaxed_tears(rows, max_us, errors):
     (frames checked, frames late for their target, whether the swapchain's phase could be known):
     only a frame that waited for a refresh shows where refreshes start, and where none did before
     the frames checked (the display tore even the swapchain's first frames, and tears at targets)
-    lowlat's grid is a guess (the run says so)."""
+    lowlat's grid is a guess (the run says so). A wait counts from WAIT_SEEN_US on: a layer cannot
+    tell a shorter one from a torn flip's own latency after the GPU's end (lowlat's
+    LOWLAT_TEAR_SLACK_NS; a CI run on 2026-12-05 had the swapchain's second frame wait less than
+    that for the refresh 1.9 ms after its first, torn frame, and lowlat kept the first's phase)."""
     def on_refresh(r):
         return r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"])
+
+    def waited(r):
+        return on_refresh(r) and r["time_ns"] > r["ready_ns"] + WAIT_SEEN_US * 1000
 
     checked = late = 0
     known = True
@@ -109,9 +116,11 @@ def relaxed_tears(rows, max_us, errors):
         first = next((i for i, r in enumerate(shown) if r["target_ns"]), None)
         if first is None:
             continue
-        if not any(on_refresh(r) and r["time_ns"] > r["ready_ns"] for r in shown[:first + WARMUP]):
+        by = next((r for r in shown[:first + WARMUP] if waited(r)), None)
+        if by is None:
             known = False
             continue
+        torn = len(errors)
         for r in shown[first:][WARMUP:]:
             if not r["target_ns"]:
                 continue
@@ -125,6 +134,9 @@ def relaxed_tears(rows, max_us, errors):
                 continue
             errors.append(f"FIFO_RELAXED request {r['seq']} of swapchain {r['swapchain']} was ready by its "
                           f"target but shown {before_us:.0f} us before the next refresh: torn mid-screen")
+        if len(errors) > torn:
+            errors.insert(torn, f"swapchain {by['swapchain']}'s phase was there to see from request {by['seq']}, "
+                                f"which waited {(by['time_ns'] - by['ready_ns']) / 1000:.0f} us for a refresh")
     return checked, late, known
 
 
