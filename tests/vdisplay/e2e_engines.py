@@ -98,8 +98,9 @@ def relaxed_tears(rows, max_us, errors):
     the frames checked (the display tore even the swapchain's first frames, and tears at targets)
     lowlat's grid is a guess (the run says so). A wait counts from WAIT_SEEN_US on: a layer cannot
     tell a shorter one from a torn flip's own latency after the GPU's end (lowlat's
-    LOWLAT_TEAR_SLACK_NS; a CI run on 2026-12-05 had the swapchain's second frame wait less than
-    that for the refresh 1.9 ms after its first, torn frame, and lowlat kept the first's phase)."""
+    LOWLAT_TEAR_SLACK_NS). A CI run on 2026-12-05 failed that way, most likely: its first frame
+    tore 1.9 ms before a refresh, its second (here ready 1.0-1.8 ms after the first) would then
+    wait less than that, and lowlat kept the first frame's phase."""
     def on_refresh(r):
         return r["time_ns"] == vdlog.refresh_start_ns(r["rate_mhz"], r["refresh"])
 
