@@ -84,6 +84,12 @@
 	F(QueueSubmit)                                                                                       \
 	F(QueueSubmit2)                                                                                      \
 	F(QueueSubmit2KHR)                                                                                   \
+	/* Fences, for when the GPU finished a frame (ready_fence.h). */                                     \
+	F(CreateFence)                                                                                       \
+	F(DestroyFence)                                                                                      \
+	F(ResetFences)                                                                                       \
+	F(GetFenceStatus)                                                                                    \
+	F(WaitForFences)                                                                                     \
 	LOWLAT_LOW_LATENCY_FUNCTIONS(F)                                                                      \
 	LOWLAT_ANTI_LAG_FUNCTIONS(F)                                                                         \
 	LOWLAT_PRESENT_TIMING_FUNCTIONS(F)

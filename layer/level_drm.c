@@ -1,5 +1,5 @@
 /* level_drm.c — the "drm" pacing level (see level_drm.h): the refresh source of each swapchain
- * without present timing, its grid, and the release planned on it. */
+ * without present timing, its grid, the release planned on it, and when its frames are ready. */
 #include "level_drm.h"
 
 #include <inttypes.h>
@@ -24,6 +24,8 @@ bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_
 	int64_t now_ns;
 
 	*r = (struct lowlat_swapchain_refresh){0};
+	lowlat_ready_fences_init(&r->fences);
+	snprintf(r->what, sizeof(r->what), "swapchain %ux%u", sc->extent.width, sc->extent.height);
 	if (!lowlat_refresh_open(&r->source, getenv("LOWLAT_REFRESH_SOURCE"), why, why_size))
 		return false;
 	now_ns = lowlat_now_ns();
@@ -45,8 +47,10 @@ bool lowlat_refresh_swapchain_init(struct lowlat_swapchain *sc, char *why, size_
 
 void lowlat_refresh_swapchain_fini(struct lowlat_swapchain *sc)
 {
-	if (sc->refresh.active)
+	if (sc->refresh.active) {
+		lowlat_ready_fences_fini(sc->device, &sc->refresh.fences);
 		lowlat_refresh_close(&sc->refresh.source);
+	}
 	sc->refresh.active = false;
 }
 
@@ -79,30 +83,6 @@ static void resample(struct lowlat_swapchain *sc, int64_t now_ns)
 		r->have_target = false;
 }
 
-/* On the present's entry: the frame's release-to-present sample, the grid read again when due. */
-static void observe(struct lowlat_frame *f)
-{
-	struct lowlat_swapchain *sc = f->sc;
-	struct lowlat_swapchain_refresh *r = &sc->refresh;
-	int64_t entry_ns = f->call->t.entry_ns;
-
-	if (!r->active)
-		return;
-	r->released = false;
-	r->present_ns = entry_ns;
-	/* The frame's own time: from the release (this swapchain's previous present returned there,
-	 * the grid having planned it) to this present, less the time the app spent blocked in
-	 * acquiring an image, which is the display's doing, not the frame's work. */
-	if (r->have_target && sc->last_release_display && sc->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
-	    entry_ns > sc->frame_start_ns) {
-		int64_t sample = entry_ns - sc->frame_start_ns - sc->acquire_blocked_ns;
-		lowlat_ready_note(&r->ready, sample > 0 ? sample : 0);
-	}
-	if (entry_ns - r->sampled_ns >=
-	    (r->grid.known ? LOWLAT_REFRESH_RESAMPLE_NS : LOWLAT_REFRESH_RETRY_NS))
-		resample(sc, entry_ns);
-}
-
 static bool refresh_mode(VkPresentModeKHR mode)
 {
 	return mode == VK_PRESENT_MODE_FIFO_KHR || mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR ||
@@ -115,6 +95,32 @@ static bool paced(const struct lowlat_swapchain *sc)
 {
 	return sc->refresh.active && sc->refresh.grid.known && sc->pacer.mfps &&
 	       sc->config.method == LOWLAT_METHOD_LATE && refresh_mode(sc->current_mode);
+}
+
+/* On the present's entry: the frame's release-to-ready sample begun, its fence submitted, the grid
+ * read again when due. */
+static void observe(struct lowlat_frame *f)
+{
+	struct lowlat_swapchain *sc = f->sc;
+	struct lowlat_swapchain_refresh *r = &sc->refresh;
+	int64_t entry_ns = f->call->t.entry_ns;
+
+	if (!r->active)
+		return;
+	r->released = false;
+	r->present_ns = entry_ns;
+	/* The frame's own time: from the release (this swapchain's previous present returned there,
+	 * the grid having planned it) to this present, or to the end of its GPU work where the
+	 * present's wait sees that (hold), taken when the present is over (done). */
+	r->sample_due = r->have_target && sc->last_release_display &&
+	                sc->frame_start_ns != LOWLAT_LOG_UNKNOWN && entry_ns > sc->frame_start_ns;
+	r->sample_end_ns = entry_ns;
+	r->fences.current = -1;
+	if (r->sample_due && paced(sc))
+		lowlat_ready_fence_submit(sc->device, f->call->queue, &r->fences, r->what);
+	if (entry_ns - r->sampled_ns >=
+	    (r->grid.known ? LOWLAT_REFRESH_RESAMPLE_NS : LOWLAT_REFRESH_RETRY_NS))
+		resample(sc, entry_ns);
 }
 
 /* The release lead: the "timing" level's prediction (a high percentile plus a margin), but at most
@@ -182,6 +188,36 @@ static bool grid(struct lowlat_frame *f, int64_t now_ns)
 	return true;
 }
 
+/* Inside the present, before the call's wait for the release: the frame's fence, until that
+ * release at most. A frame done after its present's entry is ready then; one not done by the
+ * release, at least then. (One done before the wait began is taken as ready at its entry.) */
+static int64_t hold(struct lowlat_frame *f, int64_t release_ns)
+{
+	struct lowlat_swapchain_refresh *r = &f->sc->refresh;
+	int64_t ready_ns;
+	enum lowlat_ready_seen seen =
+	        lowlat_ready_fence_wait(f->sc->device, &r->fences, release_ns, &ready_ns);
+
+	if ((seen == LOWLAT_READY_AT || seen == LOWLAT_READY_AFTER) && ready_ns > r->sample_end_ns)
+		r->sample_end_ns = ready_ns;
+	return release_ns;
+}
+
+/* The present is over: the frame's sample, less the time the app spent blocked in acquiring an
+ * image, which is the display's doing, not the frame's work. */
+static void done(struct lowlat_frame *f, int64_t row)
+{
+	struct lowlat_swapchain *sc = f->sc;
+	struct lowlat_swapchain_refresh *r = &sc->refresh;
+
+	(void)row;
+	if (!r->active || !r->sample_due)
+		return;
+	r->sample_due = false;
+	int64_t sample = r->sample_end_ns - sc->frame_start_ns - sc->acquire_blocked_ns;
+	lowlat_ready_note(&r->ready, sample > 0 ? sample : 0);
+}
+
 /* The log row: fallback "drm", its lead and the refresh, when it was paced on the grid. */
 static void log_row(const struct lowlat_frame *f, struct lowlat_log_record *rec)
 {
@@ -203,5 +239,7 @@ const struct lowlat_level lowlat_level_drm = {
         .name = "drm",
         .observe = observe,
         .grid = grid,
+        .hold = hold,
         .log = log_row,
+        .done = done,
 };

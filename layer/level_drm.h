@@ -5,10 +5,12 @@
  * refresh/n releases the app every n refreshes, a lead before the refresh its frame is meant for,
  * so the frame is presented just before that vblank and latches on it with no queue; other caps
  * keep the time grid, each release moved to the lead before the first refresh at or after its
- * time-grid point. The lead is a high percentile of measured release-to-present-entry times
+ * time-grid point. The lead is a high percentile of measured release-to-ready times
  * (lowlat_display_lead_ns, the same window as "timing") plus LOWLAT_REFRESH_MARGIN_DIVISOR of a
- * refresh. Only the late method, and only in FIFO, FIFO_RELAXED, FIFO_LATEST_READY and MAILBOX
- * presents (an IMMEDIATE present is shown at once, whatever the phase).
+ * refresh. A frame is ready at its present's entry or, where the present is the wait point, when
+ * its GPU work is done if that is later (ready_fence.h: the present's wait waits on a fence first). Only the
+ * late method, and only in FIFO, FIFO_RELAXED, FIFO_LATEST_READY and MAILBOX presents (an IMMEDIATE present
+ * is shown at once, whatever the phase).
  *
  * Where the app's wait point is away from the present (its present wait on another thread, its
  * latency sleep or anti-lag input call on the game thread), each present plans the releases of
@@ -23,12 +25,14 @@
 #include <stdint.h>
 
 #include "pace_display.h"
+#include "ready_fence.h"
 #include "refresh.h"
 
-/* The margin over the predicted release-to-present time: a third of a refresh (2.78 ms at 120 Hz).
- * Besides the wake-up error it covers what this level cannot measure, the frame's GPU work after
- * its present and the compositor's latch; a quarter refresh let 11-21% of vkcube's frames at 60 fps
- * miss their vblank on the virtual display. */
+/* The margin over the predicted release-to-ready time: a third of a refresh (2.78 ms at 120 Hz).
+ * Besides the wake-up error it covers what this level cannot measure: the compositor's latch, and
+ * the frame's GPU work after its present where no fence could be read (a wait point away from the
+ * present); there a quarter refresh let 11-21% of vkcube's frames at 60 fps miss their vblank on
+ * the virtual display. */
 #define LOWLAT_REFRESH_MARGIN_DIVISOR 3
 
 /* How often the grid's phase is read again from the source: each second (one non-blocking ioctl).
@@ -59,8 +63,14 @@ struct lowlat_swapchain_refresh {
 	/* The release a lead before the vblank after target_ns: a wait point away from the present
 	 * may release the frame after next before the next present comes (pace_display.h). */
 	int64_t after_release_ns;
-	/* Release-to-present-entry times of recent frames: the lead's prediction (pace_display.h). */
+	/* Release-to-ready times of recent frames: the lead's prediction (pace_display.h). The frame
+	 * being presented is sampled when its present is over (sample_due), up to sample_end_ns: its
+	 * present's entry, or when its fence signalled if later. */
 	struct lowlat_ready_window ready;
+	bool sample_due;
+	int64_t sample_end_ns;
+	struct lowlat_ready_fences fences;
+	char what[32]; /* "swapchain WxH", for messages */
 };
 
 /* At swapchain creation, when it has no present timing: opens the refresh source that
