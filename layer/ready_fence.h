@@ -36,9 +36,9 @@ struct lowlat_ready_fences {
 /* What the wait saw of the current present's fence. */
 enum lowlat_ready_seen {
 	LOWLAT_READY_NONE,   /* no fence went down with this present */
-	LOWLAT_READY_BEFORE, /* signalled before the wait began: done by then, when is unknown */
+	LOWLAT_READY_BEFORE, /* signalled before the wait began, at *ready_ns: done by then */
 	LOWLAT_READY_AT,     /* signalled during the wait: done at *ready_ns */
-	LOWLAT_READY_AFTER,  /* not signalled by the deadline */
+	LOWLAT_READY_AFTER,  /* not signalled by the deadline, *ready_ns: not done by then */
 };
 
 void lowlat_ready_fences_init(struct lowlat_ready_fences *rf);
@@ -48,7 +48,8 @@ void lowlat_ready_fences_init(struct lowlat_ready_fences *rf);
 bool lowlat_ready_fence_submit(struct lowlat_device *dev, VkQueue queue, struct lowlat_ready_fences *rf,
                                const char *what);
 
-/* Waits for the present's fence until deadline_ns (CLOCK_MONOTONIC) at most. */
+/* Waits for the present's fence until deadline_ns (CLOCK_MONOTONIC) at most; *ready_ns is when
+ * the wait saw what it returns. */
 enum lowlat_ready_seen lowlat_ready_fence_wait(struct lowlat_device *dev, struct lowlat_ready_fences *rf,
                                                int64_t deadline_ns, int64_t *ready_ns);
 
