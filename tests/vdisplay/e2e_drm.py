@@ -22,7 +22,13 @@ Asserts, from the display's truth log and lowlat's output and present log:
   which more than 2% miss it after a release more than 2 ms later than planned (vblank - lead:
   lowlat's wait woken late by a stalled machine) is run again, as below;
 - at least 1 - --max-off of the frames after --warmup are shown for exactly n refreshes (time
-  grid: floor(r) or ceil(r)), a loose bound: a stalled machine's frames miss any lead.
+  grid: floor(r) or ceil(r)), a loose bound: a stalled machine's frames miss any lead;
+- with --gpu-fill-mb M (LOWLAT_VDISPLAY_GPU_FILL: each of vkcube's submissions ends with a fill
+  of M MiB, GPU work after the present call that no CPU clock sees), the GPU work after the
+  present takes longer than the margin lowlat allows over its measured ready times (a third of a
+  refresh; the test's own setup fails otherwise), and at most --max-late of the frames are not
+  ready by their planned refresh: lowlat must have read when their GPU work was done (its fence,
+  layer/ready_fence.h). Before the fence, every frame was (459 of 459).
 
 On this shared machine a stalled frame misses its vblank; a run that misses the bound only through
 frames not ready in time is run again, up to --attempts; if none met it, the test fails. Anything
@@ -50,10 +56,10 @@ RELEASE_SLACK_NS = 2_000_000
 def run_once(args, attempt):
     tmp = tempfile.mkdtemp(prefix="lowlat-drm-")
     print("logs in", tmp)
-    env = lowlat_env(args, tmp, args.fps, {
-        "LOWLAT_VDISPLAY_WITHHOLD": WITHHOLD,
-        "LOWLAT_REFRESH_SOURCE": f"fixed:{args.hz}",
-    })
+    extra = {"LOWLAT_VDISPLAY_WITHHOLD": WITHHOLD, "LOWLAT_REFRESH_SOURCE": f"fixed:{args.hz}"}
+    if args.gpu_fill_mb:
+        extra["LOWLAT_VDISPLAY_GPU_FILL"] = str(args.gpu_fill_mb)
+    env = lowlat_env(args, tmp, args.fps, extra)
     cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames)]
     print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz, {WITHHOLD} withheld")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
@@ -189,6 +195,22 @@ def run_once(args, attempt):
     if late_releases > 0.02 * len(judged):
         return 2, (f"{late_releases} frames missed their planned refresh after a release more than "
                    f"{RELEASE_SLACK_NS / 1e6} ms later than planned (a stalled machine)"), tmp
+    if args.gpu_fill_mb:
+        # The GPU work after the present call, as the display saw it: from the call (queued) to
+        # the end of the work its semaphores waited for (ready).
+        after = sorted(q["ready_ns"] - q["queued_ns"] for _, q in judged if q["ready_ns"])
+        median = after[len(after) // 2]
+        margin = period / 3
+        print(f"GPU work after the present call: median {median / 1e6:.2f} ms, p90 "
+              f"{after[len(after) * 9 // 10] / 1e6:.2f} ms (a fill of {args.gpu_fill_mb} MiB); "
+              f"lowlat's margin {margin / 1e6:.2f} ms")
+        if median <= margin:
+            raise Fail(f"the fill of {args.gpu_fill_mb} MiB left the median GPU work after the present "
+                       f"{median / 1e6:.2f} ms, within lowlat's margin of {margin / 1e6:.2f} ms: the test "
+                       "shows nothing on this machine; give a larger --gpu-fill-mb")
+        if late > args.max_late * (len(judged) - 1):
+            return 2, (f"{late} of {len(judged) - 1} frames not ready by their planned refresh, though lowlat "
+                       f"could read when their GPU work was done (at most {args.max_late * 100:.0f}%)"), tmp
     if off <= args.max_off:
         return 0, "", tmp
     return 2, f"{off * 100:.2f}% of frames off, every one explained by a frame not ready in time", tmp
@@ -205,6 +227,10 @@ def main():
     # (2026-12-06, 4 runs of 4).
     ap.add_argument("--max-off", type=float, default=0.10)
     ap.add_argument("--attempts", type=int, default=4)
+    ap.add_argument("--gpu-fill-mb", type=int, default=0,
+                    help="LOWLAT_VDISPLAY_GPU_FILL: GPU work after each present call (0: none)")
+    ap.add_argument("--max-late", type=float, default=0.05,
+                    help="with --gpu-fill-mb: the most frames not ready by their planned refresh")
     ap.add_argument("--warmup", type=int, default=40,
                     help="frames not judged: the lead is at least a refresh until 32 were measured")
     args = ap.parse_args()

@@ -447,6 +447,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 		dev->vk.GetDeviceQueue(*out, dev->default_family, extra_queue ? signal_index : 0,
 		                       &dev->signal_queue);
 	dev->signal_queue_private = extra_queue;
+	if (display)
+		vd_load_init(dev);
 	if (display) {
 		VkPhysicalDeviceProperties props;
 		inst->vk.GetPhysicalDeviceMemoryProperties(physical, &dev->memory);
@@ -477,6 +479,8 @@ VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationC
 	if (!device || !(dev = lowlat_map_remove(&vd_devices, lowlat_dispatch_key(device))))
 		return;
 	vd_swapchain_device_teardown(dev);
+	if (dev->display)
+		vd_load_fini(dev);
 	dev->vk.DestroyDevice(device, allocator);
 	lowlat_map_fini(&dev->queues);
 	lowlat_map_fini(&dev->swapchains);
@@ -556,6 +560,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, c
 		return NULL;
 	if ((hook = VD_FIND_HOOK(device_core_hooks, name)))
 		return hook;
+	if (dev->display && dev->load.bytes && !strcmp(name, "vkQueueSubmit"))
+		return (PFN_vkVoidFunction)vd_QueueSubmit;
 	if (dev->display && ((hook = VD_FIND_HOOK(device_swapchain_hooks, name)) ||
 	                     (hook = VD_FIND_HOOK(device_swapchain_aliases, name))))
 		return hook;

@@ -67,7 +67,12 @@
 	F(DestroyQueryPool)                                                                                  \
 	F(GetQueryPoolResults)                                                                               \
 	F(ImportSemaphoreFdKHR)                                                                              \
-	F(ImportFenceFdKHR)
+	F(ImportFenceFdKHR)                                                                                  \
+	F(CreateBuffer)                                                                                      \
+	F(DestroyBuffer)                                                                                     \
+	F(GetBufferMemoryRequirements)                                                                       \
+	F(BindBufferMemory)                                                                                  \
+	F(CmdFillBuffer)
 
 /* Device functions the display can do without: NULL when the driver or the device's version lacks
  * them (a Vulkan 1.0 device has no vkGetDeviceQueue2); the *2 ones fall back to their KHR names. */
@@ -148,6 +153,21 @@ struct vd_device_dispatch {
 	H(GetDeviceImageSparseMemoryRequirements)                                                            \
 	H(GetDeviceImageSubresourceLayout)
 
+/* LOWLAT_VDISPLAY_GPU_FILL (vd_load.c): a fill of `bytes` added to each app submission, recorded
+ * once per queue family. */
+#define VD_LOAD_FAMILIES 16
+struct vd_load {
+	VkDeviceSize bytes; /* 0: no load */
+	pthread_mutex_t lock;
+	bool failed;
+	VkBuffer buffer;
+	VkDeviceMemory memory;
+	struct vd_load_family {
+		VkCommandPool pool;
+		VkCommandBuffer commands;
+	} family[VD_LOAD_FAMILIES];
+};
+
 struct vd_instance {
 	VkInstance handle;
 	struct vd_instance_dispatch vk;
@@ -183,6 +203,7 @@ struct vd_device {
 	/* Extensions the display itself provides that the app enabled (vd_features.c). */
 	bool present_id, present_wait, present_id2, present_wait2, fifo_latest_ready, maintenance1;
 	bool present_timing, calibrated_khr;
+	struct vd_load load;
 };
 
 extern struct lowlat_map vd_instances;
@@ -345,5 +366,15 @@ VkDeviceMemory vd_swapchain_image_memory(struct vd_device *dev, VkSwapchainKHR s
 
 /* vd_swapchain.c: destroys the swapchains an app leaked, before its device goes. */
 void vd_swapchain_device_teardown(struct vd_device *dev);
+
+/* vd_present.c: the queue family of a queue the app got (the device's first family if unknown). */
+uint32_t vd_queue_family(struct vd_device *dev, VkQueue queue);
+
+/* vd_load.c: LOWLAT_VDISPLAY_GPU_FILL read at device creation; its objects freed at destruction;
+ * the app's vkQueueSubmit with the fill added, offered only while a load is asked for. */
+void vd_load_init(struct vd_device *dev);
+void vd_load_fini(struct vd_device *dev);
+VKAPI_ATTR VkResult VKAPI_CALL vd_QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo *submits,
+                                              VkFence fence);
 
 #endif

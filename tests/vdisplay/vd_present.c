@@ -231,7 +231,7 @@ static VkResult prepare_commands(struct vd_swapchain *sc, uint32_t family)
 	return VK_SUCCESS;
 }
 
-static uint32_t queue_family(struct vd_device *dev, VkQueue queue)
+uint32_t vd_queue_family(struct vd_device *dev, VkQueue queue)
 {
 	uintptr_t v = (uintptr_t)lowlat_map_find(&dev->queues, (uint64_t)(uintptr_t)queue);
 	return v ? (uint32_t)(v - 1) : dev->default_family;
@@ -270,7 +270,7 @@ static VkResult present_one(VkQueue queue, struct vd_swapchain *sc, uint32_t ind
 	if (index >= sc->image_count)
 		return VK_ERROR_OUT_OF_DATE_KHR;
 	img = &sc->images[index];
-	r = prepare_commands(sc, queue_family(dev, queue));
+	r = prepare_commands(sc, vd_queue_family(dev, queue));
 	if (r != VK_SUCCESS)
 		return r;
 	/* The image is ACQUIRED: neither the scan-out thread nor an earlier submission uses its fence. */
