@@ -367,6 +367,9 @@ VkDeviceMemory vd_swapchain_image_memory(struct vd_device *dev, VkSwapchainKHR s
 /* vd_swapchain.c: destroys the swapchains an app leaked, before its device goes. */
 void vd_swapchain_device_teardown(struct vd_device *dev);
 
+/* vd_swapchain.c: a memory type among bits, device-local first; UINT32_MAX when there is none. */
+uint32_t vd_memory_type(const struct vd_device *dev, uint32_t bits);
+
 /* vd_present.c: the queue family of a queue the app got (the device's first family if unknown). */
 uint32_t vd_queue_family(struct vd_device *dev, VkQueue queue);
 

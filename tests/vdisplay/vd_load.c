@@ -49,12 +49,11 @@ static VkResult make_buffer(struct vd_device *dev)
 	if ((r = dev->vk.CreateBuffer(dev->handle, &bi, NULL, &l->buffer)) != VK_SUCCESS)
 		return r;
 	dev->vk.GetBufferMemoryRequirements(dev->handle, l->buffer, &req);
-	uint32_t type = 0;
-	while (type < dev->memory.memoryTypeCount && !(req.memoryTypeBits & (1u << type)))
-		type++;
 	const VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	                                 .allocationSize = req.size,
-	                                 .memoryTypeIndex = type};
+	                                 .memoryTypeIndex = vd_memory_type(dev, req.memoryTypeBits)};
+	if (ai.memoryTypeIndex == UINT32_MAX)
+		return VK_ERROR_OUT_OF_DEVICE_MEMORY;
 	if ((r = dev->vk.AllocateMemory(dev->handle, &ai, NULL, &l->memory)) != VK_SUCCESS)
 		return r;
 	return dev->vk.BindBufferMemory(dev->handle, l->buffer, l->memory, 0);

@@ -377,7 +377,7 @@ static void profile_state(struct vd_swapchain *sc, const VkSwapchainCreateInfoKH
 
 /* ---- creation and destruction ---- */
 
-static uint32_t memory_type(const struct vd_device *dev, uint32_t bits)
+uint32_t vd_memory_type(const struct vd_device *dev, uint32_t bits)
 {
 	for (uint32_t i = 0; i < dev->memory.memoryTypeCount; i++)
 		if ((bits & (1u << i)) &&
@@ -430,7 +430,7 @@ static VkResult create_image(struct vd_swapchain *sc, const VkSwapchainCreateInf
 	VkMemoryAllocateInfo ai = {
 	        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	        .allocationSize = req.size,
-	        .memoryTypeIndex = memory_type(dev, req.memoryTypeBits),
+	        .memoryTypeIndex = vd_memory_type(dev, req.memoryTypeBits),
 	};
 	if (ai.memoryTypeIndex == UINT32_MAX)
 		return VK_ERROR_OUT_OF_DEVICE_MEMORY;
