@@ -8,9 +8,9 @@
  * time-grid point. The lead is a high percentile of measured release-to-ready times
  * (lowlat_display_lead_ns, the same window as "timing") plus LOWLAT_REFRESH_MARGIN_DIVISOR of a
  * refresh. A frame is ready at its present's entry or, where the present is the wait point, when
- * its GPU work is done if that is later (ready_fence.h: the present's wait waits on a fence first). Only the
- * late method, and only in FIFO, FIFO_RELAXED, FIFO_LATEST_READY and MAILBOX presents (an IMMEDIATE present
- * is shown at once, whatever the phase).
+ * its GPU work is done if that is later (ready_fence.h: the present's wait waits on a fence
+ * first). Only the late method, and only in FIFO, FIFO_RELAXED, FIFO_LATEST_READY and MAILBOX
+ * presents (an IMMEDIATE present is shown at once, whatever the phase).
  *
  * Where the app's wait point is away from the present (its present wait on another thread, its
  * latency sleep or anti-lag input call on the game thread), each present plans the releases of
