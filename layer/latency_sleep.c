@@ -108,17 +108,20 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_EnumerateDeviceExtensionProperties(
 
 	if (!inst || !inst->vk.EnumerateDeviceExtensionProperties)
 		return VK_ERROR_INITIALIZATION_FAILED;
-	/* Asked for lowlat's own list: the one extension it provides. */
+	/* Asked for lowlat's own list: the extension where lowlat provides it, else nothing. The
+	 * manifest lists no device extension: the loader would add it to every device's list, and
+	 * the layers below would see it as the driver's (below_support). */
 	if (layer && !strcmp(layer, LOWLAT_LAYER_NAME)) {
+		total = below_support(inst, physical) == BELOW_EMULATE && offering() ? 1 : 0;
 		if (!out) {
-			*count = 1;
+			*count = total;
 			return VK_SUCCESS;
 		}
-		if (!*count)
-			return VK_INCOMPLETE;
-		out[0] = ours;
-		*count = 1;
-		return VK_SUCCESS;
+		copy = *count < total ? *count : total;
+		if (copy)
+			out[0] = ours;
+		*count = copy;
+		return copy < total ? VK_INCOMPLETE : VK_SUCCESS;
 	}
 	if (layer)
 		return inst->vk.EnumerateDeviceExtensionProperties(physical, layer, count, out);
@@ -245,6 +248,17 @@ void lowlat_latency_device_init(struct lowlat_device *dev, enum lowlat_latency_m
 	struct lowlat_latency_device *l = &dev->latency;
 	pthread_condattr_t attr;
 
+	/* A list can name the extension while nothing below implements it: the loader adds the
+	 * device extensions of every implicit layer's manifest to the driver's list, and the driver's
+	 * vkCreateDevice then silently drops the name. Its commands tell: lowlat provides the
+	 * extension where any of them is missing, so no call of the app's reaches a NULL pointer. */
+	const char *why = "the driver lacks it";
+	if (mode == LOWLAT_LATENCY_NATIVE &&
+	    (!dev->vk.SetLatencySleepModeNV || !dev->vk.LatencySleepNV || !dev->vk.SetLatencyMarkerNV ||
+	     !dev->vk.GetLatencyTimingsNV || !dev->vk.QueueNotifyOutOfBandNV)) {
+		why = "the device lists it, but the driver below lacks its commands";
+		mode = LOWLAT_LATENCY_EMULATED;
+	}
 	l->mode = mode;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_condattr_init(&attr);
@@ -259,10 +273,10 @@ void lowlat_latency_device_init(struct lowlat_device *dev, enum lowlat_latency_m
 		LOWLAT_WARN_LIMITED(
 		        "VK_NV_low_latency2: the driver below has no timeline semaphore functions; the "
 		        "app's latency sleeps are released at once");
-	if (mode != LOWLAT_LATENCY_OFF)
-		LOWLAT_INFO("VK_NV_low_latency2 %s", mode == LOWLAT_LATENCY_EMULATED
-		                                             ? "provided by lowlat (the driver lacks it)"
-		                                             : "passed through to the driver");
+	if (mode == LOWLAT_LATENCY_EMULATED)
+		LOWLAT_INFO("VK_NV_low_latency2 provided by lowlat (%s)", why);
+	else if (mode == LOWLAT_LATENCY_NATIVE)
+		LOWLAT_INFO("VK_NV_low_latency2 passed through to the driver");
 }
 
 void lowlat_latency_device_fini(struct lowlat_device *dev)

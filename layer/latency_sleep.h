@@ -7,7 +7,9 @@
  *    lowlat strips it from the device create info and its structs from every call, implements every
  *    command, and signals the app's timeline semaphore itself at the release time: on the thread
  *    that waits for that value in vkWaitSemaphores (DXVK's game thread), else on a signaler thread
- *    per device, so no signal is lost; each value once and in order (latency_book.h).
+ *    per device, so no signal is lost; each value once and in order (latency_book.h). Also where
+ *    the device's list names the extension but the driver below resolves not all its commands
+ *    (the loader lists every implicit layer's manifest extensions as the driver's).
  *  - native: the driver has it. lowlat's cap is waited inside the app's vkLatencySleepNV before
  *    calling down; the driver's sleep still keeps the app's minimumIntervalUs, left as the app set it.
  *  - off: the app did not enable it; no hook of this file is handed out.

@@ -3,13 +3,20 @@
 
 #include <stddef.h>
 
-static VkResult create_instance(const char *app_name, const char *const *extensions, uint32_t count,
-                                const VkAllocationCallbacks *allocator, VkInstance *out)
+VkResult instance_create_with(const struct instance_params *p, const VkAllocationCallbacks *allocator,
+                              VkInstance *out)
 {
+	const char *extensions[2 + INSTANCE_EXTRA_MAX] = {VK_KHR_SURFACE_EXTENSION_NAME,
+	                                                  p->headless ? VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME
+	                                                              : VK_KHR_XCB_SURFACE_EXTENSION_NAME};
+	uint32_t count = 2;
+
+	for (uint32_t i = 0; i < p->extra_count && count < 2 + INSTANCE_EXTRA_MAX; i++)
+		extensions[count++] = p->extra[i];
 	const VkApplicationInfo app = {
 	        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	        .pApplicationName = app_name,
-	        .apiVersion = VK_API_VERSION_1_1,
+	        .pApplicationName = p->app_name,
+	        .apiVersion = p->api_version ? p->api_version : VK_API_VERSION_1_1,
 	};
 	const VkInstanceCreateInfo info = {
 	        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
@@ -23,19 +30,14 @@ static VkResult create_instance(const char *app_name, const char *const *extensi
 
 VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out)
 {
-	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
-	                                         VK_KHR_XCB_SURFACE_EXTENSION_NAME};
-
-	return create_instance(app_name, extensions, 2, allocator, out);
+	return instance_create_with(&(struct instance_params){.app_name = app_name}, allocator, out);
 }
 
 VkResult instance_create_headless(const char *app_name, const VkAllocationCallbacks *allocator,
                                   VkInstance *out)
 {
-	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
-	                                         VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME};
-
-	return create_instance(app_name, extensions, 2, allocator, out);
+	return instance_create_with(&(struct instance_params){.app_name = app_name, .headless = true},
+	                            allocator, out);
 }
 
 VkResult surface_create_headless(VkInstance instance, const VkAllocationCallbacks *allocator,
@@ -94,10 +96,10 @@ VkResult physical_device_pick(VkInstance instance, VkSurfaceKHR surface, VkPhysi
 	return VK_ERROR_INITIALIZATION_FAILED;
 }
 
-VkResult device_create(VkPhysicalDevice physical, uint32_t family, const VkAllocationCallbacks *allocator,
-                       VkDevice *out)
+VkResult device_create_with(VkPhysicalDevice physical, uint32_t family, const char *const *extensions,
+                            uint32_t count, const void *features, const VkAllocationCallbacks *allocator,
+                            VkDevice *out)
 {
-	static const char *const extensions[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
 	const float priority = 1.0f;
 	const VkDeviceQueueCreateInfo queue = {
 	        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -107,13 +109,22 @@ VkResult device_create(VkPhysicalDevice physical, uint32_t family, const VkAlloc
 	};
 	const VkDeviceCreateInfo info = {
 	        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	        .pNext = features,
 	        .queueCreateInfoCount = 1,
 	        .pQueueCreateInfos = &queue,
-	        .enabledExtensionCount = sizeof(extensions) / sizeof(extensions[0]),
+	        .enabledExtensionCount = count,
 	        .ppEnabledExtensionNames = extensions,
 	};
 
 	return vkCreateDevice(physical, &info, allocator, out);
+}
+
+VkResult device_create(VkPhysicalDevice physical, uint32_t family, const VkAllocationCallbacks *allocator,
+                       VkDevice *out)
+{
+	static const char *const extensions[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
+
+	return device_create_with(physical, family, extensions, 1, NULL, allocator, out);
 }
 
 VkResult swapchain_create(VkDevice device, const struct swapchain_params *params,

@@ -18,6 +18,19 @@
 
 #include "result_name.h"
 
+/* An instance with VK_KHR_surface and the xcb (or, headless, VK_EXT_headless_surface) surface
+ * extension, plus up to INSTANCE_EXTRA_MAX more; api_version 0 means Vulkan 1.1. */
+#define INSTANCE_EXTRA_MAX 8
+struct instance_params {
+	const char *app_name;
+	uint32_t api_version;
+	bool headless;
+	const char *const *extra;
+	uint32_t extra_count;
+};
+VkResult instance_create_with(const struct instance_params *params, const VkAllocationCallbacks *allocator,
+                              VkInstance *out);
+/* The same as instance_create_with for Vulkan 1.1 and an xcb surface. */
 VkResult instance_create(const char *app_name, const VkAllocationCallbacks *allocator, VkInstance *out);
 VkResult surface_create(VkInstance instance, struct xdisplay *x, xcb_window_t window,
                         const VkAllocationCallbacks *allocator, VkSurfaceKHR *out);
@@ -36,6 +49,11 @@ VkResult physical_device_pick(VkInstance instance, VkSurfaceKHR surface, VkPhysi
 /* A device with one queue of FAMILY and VK_KHR_swapchain enabled. */
 VkResult device_create(VkPhysicalDevice physical, uint32_t family, const VkAllocationCallbacks *allocator,
                        VkDevice *out);
+/* The same with the given extensions (VK_KHR_swapchain among them if wanted) and a pNext chain of
+ * feature structs (NULL for none). */
+VkResult device_create_with(VkPhysicalDevice physical, uint32_t family, const char *const *extensions,
+                            uint32_t count, const void *features, const VkAllocationCallbacks *allocator,
+                            VkDevice *out);
 
 struct swapchain_params {
 	VkPhysicalDevice physical;
