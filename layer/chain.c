@@ -187,8 +187,8 @@ const void *lowlat_chain_copy_to(const void *chain, const void *target, struct l
 	return NULL;
 }
 
-const void *lowlat_chain_without(const void *chain, VkStructureType type,
-                                 struct lowlat_chain_storage *storage)
+bool lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_storage *storage,
+                          const void **out)
 {
 	VkBaseOutStructure *prev = NULL;
 	const void *head = chain;
@@ -205,9 +205,10 @@ const void *lowlat_chain_without(const void *chain, VkStructureType type,
 		if (!lowlat_chain_has(p->pNext, type))
 			break; /* nothing of that type further on: the rest is shared as it is */
 		if (!(prev = copy_after(p, storage, prev, &head)))
-			return NULL;
+			return false;
 	}
-	return head;
+	*out = head;
+	return true;
 }
 
 void lowlat_chain_storage_fini(struct lowlat_chain_storage *s)

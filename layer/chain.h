@@ -44,12 +44,12 @@ struct lowlat_chain_storage {
 const void *lowlat_chain_copy_to(const void *chain, const void *target, struct lowlat_chain_storage *storage,
                                  void **copy);
 
-/* The chain with every structure of `type` left out: the structures in front of the last of them are
- * copied into storage and relinked, the rest is shared. NULL when one of those cannot be copied
- * (unknown size, storage full); the caller then hands the chain down as it was and says so. A
- * chain without such a structure comes back as it is. */
-const void *lowlat_chain_without(const void *chain, VkStructureType type,
-                                 struct lowlat_chain_storage *storage);
+/* The chain with every structure of `type` left out, in *out (NULL where nothing else is left): the
+ * structures in front of the last of them are copied into storage and relinked, the rest is
+ * shared. false when one of those cannot be copied (unknown size, storage full); the caller then
+ * hands the chain down as it was and says so. A chain without such a structure comes back as it is. */
+bool lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat_chain_storage *storage,
+                          const void **out);
 
 void lowlat_chain_storage_fini(struct lowlat_chain_storage *storage);
 

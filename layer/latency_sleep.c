@@ -307,8 +307,8 @@ const VkSwapchainCreateInfoKHR *lowlat_latency_swapchain_info(struct lowlat_devi
 	if (dev->latency.mode != LOWLAT_LATENCY_EMULATED ||
 	    !lowlat_chain_has(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV))
 		return app;
-	chain = lowlat_chain_without(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV, storage);
-	if (!chain) {
+	if (!lowlat_chain_without(app->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV, storage,
+	                          &chain)) {
 		LOWLAT_WARN_ONCE(
 		        "VK_NV_low_latency2: VkSwapchainLatencyCreateInfoNV follows a structure lowlat "
 		        "cannot copy; it reaches the driver as the app chained it");
@@ -745,10 +745,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL lowlat_WaitSemaphoresKHR(VkDevice device,
 			}                                                                                    \
 		}                                                                                            \
 		for (uint32_t i = 0; i < count; i++) {                                                       \
-			const void *chain =                                                                  \
-			        lowlat_chain_without(submits[i].pNext, LATENCY_SUBMIT_TYPE, &chains);        \
+			const void *chain;                                                                   \
 			infos[i] = submits[i];                                                               \
-			if (chain)                                                                           \
+			if (lowlat_chain_without(submits[i].pNext, LATENCY_SUBMIT_TYPE, &chains, &chain))    \
 				infos[i].pNext = chain;                                                      \
 			else                                                                                 \
 				LOWLAT_WARN_ONCE(                                                            \

@@ -172,18 +172,26 @@ static void test_without(void)
 	_Alignas(16) unsigned char buffer[256];
 	struct lowlat_chain_storage s = {.buffer = buffer, .size = sizeof(buffer)};
 
-	const VkBaseInStructure *c = lowlat_chain_without(&head, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s);
+	const VkBaseInStructure *c = NULL;
+	CHECK(lowlat_chain_without(&head, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s, (const void **)&c));
 	CHECK(c && (const void *)c != &head && c->sType == head.sType);
 	CHECK(c && c->pNext && (const void *)c->pNext != &mid && c->pNext->sType == mid.sType);
 	CHECK(c && c->pNext && (const void *)c->pNext->pNext == &tail);
 	CHECK(head.pNext == &id1 && id1.pNext == &mid && mid.pNext == &id2);
 	/* Nothing of the type: the chain itself; the type first: the rest, nothing copied. */
+	const void *out = NULL;
 	s.used = 0;
-	CHECK(lowlat_chain_without(&tail, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s) == &tail);
-	CHECK(lowlat_chain_without(&id2, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s) == &tail && s.used == 0);
+	CHECK(lowlat_chain_without(&tail, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s, &out) && out == &tail);
+	CHECK(lowlat_chain_without(&id2, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s, &out) && out == &tail &&
+	      s.used == 0);
+	/* The type alone (vkd3d-proton's submits: VkLatencySubmissionPresentIdNV and nothing else): an
+	 * empty chain, which is a success, not a refusal. */
+	VkPresentIdKHR alone = {.sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR};
+	out = &alone;
+	CHECK(lowlat_chain_without(&alone, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s, &out) && out == NULL);
 	/* A structure of unknown size in front: refused. */
 	VkBaseInStructure unknown = {.sType = (VkStructureType)1000999999, .pNext = (const void *)&id2};
-	CHECK(lowlat_chain_without(&unknown, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s) == NULL);
+	CHECK(!lowlat_chain_without(&unknown, VK_STRUCTURE_TYPE_PRESENT_ID_KHR, &s, &out));
 }
 
 int main(void)
