@@ -77,9 +77,16 @@ unsigned lowlat_mangohud_config_paths(const struct lowlat_mangohud_where *where,
                                       char paths[LOWLAT_MANGOHUD_PATHS_MAX][LOWLAT_MANGOHUD_PATH_MAX]);
 
 /* engine_env.c: reads the engines' and MangoHud's settings, and whether MangoHud's Vulkan layer is
- * in the process, into the instance (engine_limits, engine_limit); says once when DXVK or vkd3d-proton
- * run at their default frame latency. */
+ * in the process, into the instance (by_engine, by_mangohud and why); says once when DXVK or
+ * vkd3d-proton run at their default frame latency. */
 struct lowlat_instance;
 void lowlat_engine_check(struct lowlat_instance *inst);
+
+/* Which of those limiters hold on a device (engine_limits, engine_limit): vkd3d-proton's
+ * VKD3D_FRAME_RATE only where the app enabled present wait (VK_KHR_present_wait or present_wait2),
+ * since vkd3d-proton's swapchain keeps that rate after a present wait and nowhere else
+ * (libs/vkd3d/swapchain.c, dxgi_vk_swap_chain_delay_next_frame); says once when it does not hold. */
+struct lowlat_device;
+void lowlat_engine_device(struct lowlat_device *dev, bool present_wait);
 
 #endif

@@ -107,17 +107,29 @@ void lowlat_engine_check(struct lowlat_instance *inst)
 	        .vkd3d_frame_rate = getenv("VKD3D_FRAME_RATE"),
 	        .vkd3d_latency = getenv("VKD3D_SWAPCHAIN_LATENCY_FRAMES"),
 	};
-	/* Each half the line, so both fit with " and " between them. */
-	char engine[(sizeof(inst->engine_limit) - 8) / 2], mangohud[(sizeof(inst->engine_limit) - 8) / 2];
 	char hint[384];
-	bool by_engine = lowlat_engine_limiter(inst->engine_name, &env, engine, sizeof(engine));
-	bool by_mangohud = mangohud_check(mangohud, sizeof(mangohud));
 
-	/* Both can be on: the line names each. */
-	inst->engine_limits = by_engine || by_mangohud;
-	snprintf(inst->engine_limit, sizeof(inst->engine_limit), "%s%s%s", by_engine ? engine : "",
-	         by_engine && by_mangohud ? " and " : "", by_mangohud ? mangohud : "");
+	inst->by_engine =
+	        lowlat_engine_limiter(inst->engine_name, &env, inst->engine_why, sizeof(inst->engine_why));
+	inst->engine_needs_present_wait =
+	        inst->by_engine && !strcmp(lowlat_engine_kind(inst->engine_name), "vkd3d");
+	inst->by_mangohud = mangohud_check(inst->mangohud_why, sizeof(inst->mangohud_why));
 	if (lowlat_engine_latency_hint(inst->engine_name, &env, hint, sizeof(hint)) &&
 	    !atomic_flag_test_and_set(&hinted))
 		lowlat_msg_held("%s", hint);
+}
+
+void lowlat_engine_device(struct lowlat_device *dev, bool present_wait)
+{
+	const struct lowlat_instance *inst = dev->instance;
+	bool by_engine = inst->by_engine && (present_wait || !inst->engine_needs_present_wait);
+
+	if (inst->by_engine && !by_engine)
+		LOWLAT_WARN_ONCE("%s, but vkd3d-proton keeps it only on a device with present wait, which it "
+		                 "did not enable here: lowlat's cap applies",
+		                 inst->engine_why);
+	/* Both can be on: the line names each. */
+	dev->engine_limits = by_engine || inst->by_mangohud;
+	snprintf(dev->engine_limit, sizeof(dev->engine_limit), "%s%s%s", by_engine ? inst->engine_why : "",
+	         by_engine && inst->by_mangohud ? " and " : "", inst->by_mangohud ? inst->mangohud_why : "");
 }

@@ -277,6 +277,8 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
 	dev->vk.GetDeviceProcAddr = next_gdpa; /* the link's, as for the instance above */
 	lowlat_latency_device_init(dev, latency.mode);
 	lowlat_anti_lag_device_init(dev, has_extension(info, "VK_AMD_anti_lag"));
+	lowlat_engine_device(dev, has_extension(info, VK_KHR_PRESENT_WAIT_EXTENSION_NAME) ||
+	                                  has_extension(info, "VK_KHR_present_wait2"));
 	if (!dev->vk.GetDeviceProcAddr || !dev->vk.DestroyDevice) {
 		result = VK_ERROR_INITIALIZATION_FAILED;
 		goto fail_destroy;

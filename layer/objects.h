@@ -38,10 +38,12 @@ struct lowlat_instance {
 	 * app's or added by lowlat. */
 	bool surface_caps2;
 	PFN_vkGetPhysicalDeviceFeatures2 features2;
-	/* DXVK, vkd3d-proton or MangoHud limits the frame rate (engine.h): why, for the one line
-	 * saying so (room for MangoHud's config file path). */
-	bool engine_limits;
-	char engine_limit[512];
+	/* DXVK's or vkd3d-proton's own frame limiter, and MangoHud's (engine.h), each with why, for
+	 * the one line saying so (room for MangoHud's config file path). vkd3d-proton keeps its
+	 * VKD3D_FRAME_RATE only on a device with present wait (engine_needs_present_wait): each device
+	 * decides what holds there (lowlat_engine_device). */
+	bool by_engine, by_mangohud, engine_needs_present_wait;
+	char engine_why[248], mangohud_why[256];
 	/* VK_KHR_ or VK_EXT_surface_maintenance1 as enabled (the app's or lowlat's), NULL when neither:
 	 * present-mode compatibility queries, and the form a device's swapchain_maintenance1 must match. */
 	const char *surface_maint1;
@@ -73,6 +75,9 @@ struct lowlat_device {
 	 * lowlat's: the "present-wait" pacing level is possible; when not, why (a constant string). */
 	bool present_wait;
 	const char *present_wait_reason;
+	/* A frame limiter of the engine's or MangoHud's holds on this device: why (engine.h). */
+	bool engine_limits;
+	char engine_limit[512];
 	/* The latest release of the app by any of its swapchains (CLOCK_MONOTONIC ns, 0 before one): a
 	 * swapchain created to replace another (DXVK recreates without oldSwapchain) continues its
 	 * grid from there instead of letting its first frame go unpaced. Written by presenting

@@ -225,18 +225,18 @@ uint32_t lowlat_cap_mfps(struct lowlat_swapchain *sc)
 		fps = c->provisional ? LOWLAT_FPS_MAX : lowlat_fps_resolve(cfg, c->refresh_ns);
 	}
 	mfps = lowlat_fps_to_mfps(fps);
-	const struct lowlat_instance *inst = sc->device->instance;
+	const struct lowlat_device *dev = sc->device;
 	/* The engine or MangoHud limits the frame rate: a second cap would fight it for every frame's
 	 * start, so one rules unless the player stacks them; either way lowlat says which. */
-	if (mfps && inst->engine_limits && !cfg->stack_limiters) {
+	if (mfps && dev->engine_limits && !cfg->stack_limiters) {
 		LOWLAT_WARN_ONCE("%s; lowlat adds no cap of its own (stack_limiters: false)",
-		                 inst->engine_limit);
+		                 dev->engine_limit);
 		mfps = 0;
 	} else {
-		if (mfps && inst->engine_limits && !c->provisional)
+		if (mfps && dev->engine_limits && !c->provisional)
 			LOWLAT_WARN_ONCE("%s; lowlat's cap of %g fps applies as well (stack_limiters: true): "
 			                 "the lower one rules",
-			                 inst->engine_limit, fps);
+			                 dev->engine_limit, fps);
 		tell(sc, mfps, cfg->enabled && cfg->fps_base != LOWLAT_FPS_ABSOLUTE && !fps);
 	}
 	if (c->created)
