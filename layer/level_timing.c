@@ -4,8 +4,9 @@
  * the display's reports (present_timing.c). The late wait releases the app the predicted
  * frame-start-to-ready time before the next target; the early one hands the frame down that lead
  * before its own. Targets go only into FIFO, FIFO_RELAXED and FIFO_LATEST_READY presents (the spec
- * allows no others), only when every swapchain of the call has the present-timing flag, and never
- * when the app chains its own VkPresentTimingsInfoEXT. After the wait the level keeps the
+ * allows no others), only when every swapchain of the call has the present-timing flag, and in
+ * place of an app's own target only where that is earlier than the cap's grid (present_timing.c;
+ * the early method leaves an app's timing info alone). After the wait the level keeps the
  * latency-frames cap from the display's reports, and moves the next frame on after a late one.
  * See level.h. */
 #include <inttypes.h>

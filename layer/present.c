@@ -86,17 +86,23 @@ static void observe(struct lowlat_present_call *c)
 	}
 	struct lowlat_swapchain *first = c->first;
 	c->early = first->config.method == LOWLAT_METHOD_EARLY;
-	c->app_targets = c->app_targets && !first->config.stack_limiters;
 	if (c->app_targets && !first->app_targets_told) {
 		first->app_targets_told = true;
 		/* News for the player only when a cap was asked for. */
-		if (first->pacer.mfps)
-			LOWLAT_WARN_LIMITED("swapchain %ux%u: the app sets its own present-timing targets; "
-			                    "lowlat adds no cap of its own (stack_limiters: false)",
-			                    first->extent.width, first->extent.height);
-		else
+		if (!first->pacer.mfps)
 			LOWLAT_INFO("swapchain %ux%u: the app sets its own present-timing targets",
 			            first->extent.width, first->extent.height);
+		else if (c->early)
+			LOWLAT_WARN_LIMITED(
+			        "swapchain %ux%u: the app sets its own present-timing targets; they "
+			        "stay as it set them, and the cap holds on the CPU clock (method early)",
+			        first->extent.width, first->extent.height);
+		else
+			LOWLAT_WARN_LIMITED(
+			        "swapchain %ux%u: the app sets its own present-timing targets; the cap "
+			        "holds over them (a target earlier than the cap's grid moves to it, a "
+			        "later one stays)",
+			        first->extent.width, first->extent.height);
 	}
 }
 
@@ -148,15 +154,22 @@ static void route(struct lowlat_present_call *c, struct lowlat_frame *f, int64_t
 
 /* Each paced frame's release, the call's wait for the latest, and what the levels keep after it.
  * A frame that was not shown (out of date, surface lost) is not paced: the app is about to
- * recreate the swapchain or quit, and a wait would only delay that. Nor is one whose app sets its
- * own targets. */
+ * recreate the swapchain or quit, and a wait would only delay that. One whose own target stood is
+ * the app's to pace: its release is planned, for the grid to go on from, and not waited for (two
+ * limiters would each hold the frame for the other's deadline). */
 static void release(struct lowlat_present_call *c, int64_t now_ns)
 {
 	c->t.wait_begin_ns = now_ns;
 	for (uint32_t i = 0; i < c->count; i++) {
 		struct lowlat_frame *f = &c->frames[i];
-		if (f->sc && f->result >= 0 && !c->app_targets)
+		if (!f->sc || f->result < 0)
+			continue;
+		if (f->app_rules) {
+			plan(f, now_ns);
+			lowlat_swapchain_released(f->sc, f->release_ns, f->grid);
+		} else {
 			route(c, f, now_ns);
+		}
 	}
 	c->t.wait_end_ns = lowlat_now_ns();
 	if (c->waiter) {
@@ -171,7 +184,7 @@ static void release(struct lowlat_present_call *c, int64_t now_ns)
 		return;
 	for (uint32_t i = 0; i < c->count; i++) {
 		struct lowlat_frame *f = &c->frames[i];
-		if (f->sc && f->result >= 0 && !c->app_targets && f->sc->level->settle)
+		if (f->sc && f->result >= 0 && !f->app_rules && f->sc->level->settle)
 			f->sc->level->settle(f);
 	}
 	/* The late method's wait includes what the levels kept: the app gets control back now. */

@@ -45,6 +45,9 @@ struct lowlat_frame {
 	bool queued;        /* the release waits at the app's present wait (present_wait.h) */
 	bool cap_elsewhere; /* its latency cap is its wait point's, not kept in the present */
 	bool level_paced;   /* the "present-wait" level's own wait set the release (the log's "wait") */
+	/* The app's own target stood (present_timing.c, app_target_stands): its limiter rules this
+	 * frame, so lowlat plans its grid on from it but waits for nothing. */
+	bool app_rules;
 };
 
 /* When the call's steps happened, for the log. */
@@ -62,7 +65,7 @@ struct lowlat_present_call {
 	struct lowlat_swapchain *first; /* the first tracked swapchain: its settings name the method */
 	bool early;                     /* the early method: the wait before the frame goes down */
 	const void *app_timings;        /* the app's own VkPresentTimingsInfoEXT, NULL: none */
-	bool app_targets;               /* ... with targets, and lowlat adds no cap over them */
+	bool app_targets;               /* ... with a target for some swapchain */
 	bool timed;                     /* lowlat's targets went down with the call */
 	VkResult result;
 	struct lowlat_call_times t;

@@ -421,8 +421,8 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
 	return NULL;
 }
 
-/* The app chains VkPresentTimingsInfoEXT (call->app_timings), and with a target time (app_targets):
- * it places that frame itself. */
+/* The app chains VkPresentTimingsInfoEXT (call->app_timings), and with a target time (app_targets),
+ * which the hand-down weighs against lowlat's (app_target_stands). */
 void lowlat_timing_app_chain(struct lowlat_present_call *call)
 {
 	const VkPresentTimingsInfoEXT *timings =
@@ -447,10 +447,9 @@ struct timed_present {
 /* This present's target on the swapchain's grid (lowlat_timing_target) in the form the swapchain
  * takes: an absolute time on the phase stage's clock, a time relative to the previous present's
  * first pixel, or none (the frame then just arrives in time for it). */
-static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64_t now_ns)
+static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64_t target)
 {
 	struct lowlat_swapchain_timing *t = &f->sc->timing;
-	int64_t target = lowlat_timing_target(f, now_ns);
 
 	f->display_target_ns = target;
 	if (target == LOWLAT_LOG_UNKNOWN)
@@ -487,10 +486,47 @@ static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64
 	}
 }
 
+/* Where the app's own target asks the display to show the frame, on CLOCK_MONOTONIC:
+ * LOWLAT_LOG_UNKNOWN where that cannot be known (a relative target with no previous present, a
+ * stage clock not calibrated yet). A relative target counts from the previous present's first
+ * pixel, as lowlat's own do (set_target). */
+static int64_t app_target_ns(const struct lowlat_swapchain_timing *t, const VkPresentTimingInfoEXT *a)
+{
+	if (a->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT) {
+		int64_t before = t->prev_out_ns && t->prev_out_seq == t->pushed_seq ? t->prev_out_ns
+		                                                                    : t->prev_target_ns;
+		return before == LOWLAT_LOG_UNKNOWN ? LOWLAT_LOG_UNKNOWN : before + (int64_t)a->targetTime;
+	}
+	/* In a stage-local domain the target is on the clock of the stage the app names. */
+	uint32_t stage = t->domain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT ? a->targetTimeDomainPresentStage
+	                                                                     : t->phase_stage;
+	int64_t ns = lowlat_clock_to_monotonic(&t->clocks, stage, (int64_t)a->targetTime);
+	return ns ? ns : LOWLAT_LOG_UNKNOWN;
+}
+
+/* Whether the app's own target for this frame stands: it asks for lowlat's refresh or a later one
+ * (the app paces at or under the cap), or lowlat has none. Otherwise lowlat's target takes its
+ * place: the cap holds over the app's targets, which move later, never earlier. *shown_ns: the
+ * refresh the app's target asks for, where it stands and lowlat has a grid (which goes on from it). */
+static bool app_target_stands(const struct lowlat_swapchain_timing *t, const VkPresentTimingInfoEXT *a,
+                              int64_t target, int64_t *shown_ns)
+{
+	int64_t theirs = app_target_ns(t, a);
+
+	*shown_ns = LOWLAT_LOG_UNKNOWN;
+	if (target != LOWLAT_LOG_UNKNOWN &&
+	    (theirs == LOWLAT_LOG_UNKNOWN || theirs < target - t->refresh_ns / 2))
+		return false;
+	if (theirs != LOWLAT_LOG_UNKNOWN && target != LOWLAT_LOG_UNKNOWN)
+		*shown_ns = t->vrr ? theirs : lowlat_refresh_nearest(theirs, t->vblank_ns, t->refresh_ns);
+	return true;
+}
+
 /* Reads every swapchain's reports and, when the call can carry timing info, fills tp with each
- * present's: the app's own where it sets a target (or names another time domain), lowlat's
- * otherwise, with the stages the app asked for added to lowlat's. A call with a swapchain lowlat
- * has no present timing on goes down as the app made it, unless the app chains timing info itself. */
+ * present's: the app's own where its target stands (app_target_stands) or it names a time domain
+ * lowlat did not calibrate, lowlat's otherwise, with the stages the app asked for added to lowlat's
+ * (and lowlat's to the app's). A call with a swapchain lowlat has no present timing on goes down as
+ * the app made it, unless the app chains timing info itself. */
 static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct timed_present *tp)
 {
 	const VkPresentTimingsInfoEXT *app = call->app_timings;
@@ -540,10 +576,9 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 		struct lowlat_swapchain_timing *t = f->sc && f->sc->timing.active ? &f->sc->timing : NULL;
 
 		f->app_queries = a ? a->presentStageQueries : 0;
-		/* The app's own, as it made it: a frame it places itself, one on a time domain lowlat did
-		 * not calibrate (its reports are then the app's alone), a swapchain lowlat has no timing
-		 * on. */
-		f->foreign = !t || (a && (a->targetTime || a->timeDomainId != t->domain_id));
+		/* The app's own, as it made it: one on a time domain lowlat did not calibrate (its
+		 * reports are then the app's alone), a swapchain lowlat has no timing on. */
+		f->foreign = !t || (a && a->timeDomainId != t->domain_id);
 		if (f->foreign) {
 			*ti = a ? *a
 			        : (VkPresentTimingInfoEXT){.sType =
@@ -554,14 +589,26 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 				f->display_target_ns = lowlat_timing_target(f, now_ns);
 			continue;
 		}
+		int64_t target = lowlat_timing_target(f, now_ns);
+		/* Stage times for every present while our list of pending ones has room: it mirrors the
+		 * driver's results queue, which is as large, so that queue never fills. */
+		uint32_t queries = t->pending_count < LOWLAT_TIMING_QUEUE_SIZE ? t->stage_queries : 0;
+		if (a && a->targetTime) {
+			if (app_target_stands(t, a, target, &f->display_target_ns)) {
+				*ti = *a;
+				ti->presentStageQueries |= queries;
+				f->app_rules = true;
+				f->sc->app_targets_kept++;
+				continue;
+			}
+			f->sc->app_targets_moved++;
+		}
 		*ti = (VkPresentTimingInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
 		                               .timeDomainId = t->domain_id,
 		                               .targetTimeDomainPresentStage = t->phase_stage};
-		/* Stage times for every present while our list of pending ones has room: it mirrors the
-		 * driver's results queue, which is as large, so that queue never fills. */
-		if (t->pending_count < LOWLAT_TIMING_QUEUE_SIZE)
-			ti->presentStageQueries = t->stage_queries | f->app_queries;
-		set_target(f, ti, now_ns);
+		if (queries)
+			ti->presentStageQueries = queries | f->app_queries;
+		set_target(f, ti, target);
 		/* The early method's lead covers hand-off to ready: its samples start here. */
 		if (call->early)
 			t->sample_start_ns = now_ns;

@@ -52,6 +52,10 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 	if (sc->timing.drains)
 		snprintf(drains, sizeof(drains), ", %" PRIu64 " display queue drains", sc->timing.drains);
 	lowlat_point_summary(sc->device, sc, wait_point, sizeof(wait_point));
+	if (sc->app_targets_kept || sc->app_targets_moved)
+		LOWLAT_INFO("swapchain %ux%u: the app's present-timing targets: %" PRIu64
+		            " moved to the cap's grid, %" PRIu64 " stood",
+		            sc->extent.width, sc->extent.height, sc->app_targets_moved, sc->app_targets_kept);
 	LOWLAT_INFO("swapchain %ux%u %s, %u images: %" PRIu64 " presents in %.3f s (%.2f fps), %" PRIu64
 	            " failed; %s; %" PRIu64 " presents with display targets%s%s",
 	            sc->extent.width, sc->extent.height, present_mode_name(sc->present_mode), sc->image_count,
