@@ -103,7 +103,10 @@ require_probes_around_lowlat() {
 # E2E_LAYERS_UNDER (explicit layers) go below validation, directly above the driver: the virtual
 # display (tests/vdisplay), whose manifest directory the caller adds with VK_ADD_LAYER_PATH.
 # E2E_LAYERS_BELOW (explicit layers, colon-separated) go between lowlat and validation, e.g. the
-# fault injection of tests/faults. With E2E_PROBE=1 the bench probe (tests/bench/probe) sits on top,
+# fault injection of tests/faults. E2E_VVL_APP_OWNED (an extended regex) names validation messages
+# the app itself causes, with or without lowlat, which the test that sets it sources; they are
+# counted and left aside. E2E_CLIENT_STOP_AFTER=S runs a client that never ends by itself (a demo)
+# for S seconds: being stopped then is its clean end. With E2E_PROBE=1 the bench probe (tests/bench/probe) sits on top,
 # above lowlat, and writes $e2e_tmp/NAME.probe.csv: each present's return as the app saw it, the
 # outside measurement the rate checks read (probe_rate); its twin right under lowlat writes
 # NAME.below.csv: when the driver's present returned, so that how long lowlat held each frame is
@@ -136,9 +139,10 @@ run_validated() {
 		VK_KHRONOS_VALIDATION_LOG_FILENAME="$vvl" \
 		VK_LAYER_SETTINGS_PATH="$e2e_tmp" \
 		VK_LOADER_DEBUG=layer \
-		client timeout "${E2E_CLIENT_TIMEOUT:-60}" "$@" >"$out" 2>&1 || rc=$?
+		client timeout "${E2E_CLIENT_STOP_AFTER:-${E2E_CLIENT_TIMEOUT:-60}}" "$@" >"$out" 2>&1 || rc=$?
 	grep -v '^\[Vulkan Loader\]' "$out" | tail -n 20 >&2
 	show_sanitizer_report "$out"
+	[ -z "${E2E_CLIENT_STOP_AFTER:-}" ] || [ "$rc" != 124 ] || rc=0
 	[ "$rc" != 124 ] || fail "$name hung: still running after ${E2E_CLIENT_TIMEOUT:-60} s"
 	[ "$rc" = 0 ] || fail "$name exited with status $rc"
 	check_chain "$out" "$lowlat"
@@ -149,6 +153,12 @@ run_validated() {
 		esac
 		[ -s "$e2e_tmp/$name.probe.csv" ] && [ -s "$e2e_tmp/$name.below.csv" ] ||
 			fail "$name: the probes wrote no $name.probe.csv or $name.below.csv"
+	fi
+	if [ -n "${E2E_VVL_APP_OWNED:-}" ] && [ -s "$vvl" ]; then
+		# Messages are blocks separated by blank lines.
+		awk -v RS= -v ORS='\n\n' -v re="$E2E_VVL_APP_OWNED" '$0 !~ re' "$vvl" >"$vvl.lowlat"
+		echo "$name: $(awk -v RS= -v re="$E2E_VVL_APP_OWNED" '$0 ~ re' "$vvl" | grep -c '^Validation') validation messages of the app's own left aside (E2E_VVL_APP_OWNED)" >&2
+		mv "$vvl.lowlat" "$vvl"
 	fi
 	if [ -s "$vvl" ]; then
 		head -c 4000 "$vvl" >&2
