@@ -103,6 +103,29 @@ static VKAPI_ATTR VkResult VKAPI_CALL fake_sleep_mode_nv(VkDevice device, VkSwap
 	return VK_SUCCESS;
 }
 
+/* A native driver has every command of the extension; these three do nothing here. */
+static VKAPI_ATTR void VKAPI_CALL fake_marker_nv(VkDevice device, VkSwapchainKHR swapchain,
+                                                 const VkSetLatencyMarkerInfoNV *info)
+{
+	(void)device;
+	(void)swapchain;
+	(void)info;
+}
+
+static VKAPI_ATTR void VKAPI_CALL fake_timings_nv(VkDevice device, VkSwapchainKHR swapchain,
+                                                  VkGetLatencyMarkerInfoNV *info)
+{
+	(void)device;
+	(void)swapchain;
+	info->timingCount = 0;
+}
+
+static VKAPI_ATTR void VKAPI_CALL fake_out_of_band_nv(VkQueue queue, const VkOutOfBandQueueTypeInfoNV *info)
+{
+	(void)queue;
+	(void)info;
+}
+
 /* A dispatchable handle: its first word is the dispatch key lowlat looks it up by. */
 static void *device_key[1] = {&device_key};
 static struct lowlat_device dev;
@@ -123,6 +146,9 @@ static void setup_mode(uint32_t mfps, enum lowlat_latency_mode mode)
 	dev.vk.GetSemaphoreCounterValue = fake_counter;
 	dev.vk.LatencySleepNV = fake_sleep_nv;
 	dev.vk.SetLatencySleepModeNV = fake_sleep_mode_nv;
+	dev.vk.SetLatencyMarkerNV = fake_marker_nv;
+	dev.vk.GetLatencyTimingsNV = fake_timings_nv;
+	dev.vk.QueueNotifyOutOfBandNV = fake_out_of_band_nv;
 	lowlat_latency_device_init(&dev, mode);
 	CHECK(lowlat_map_insert(&lowlat_devices, lowlat_dispatch_key(dev.handle), &dev));
 	sc = calloc(1, sizeof(*sc));

@@ -35,7 +35,8 @@
 #                     (mesa-wayland, mesa-wayland-basic, monotonic): lowlat's own targets, no line
 #                     about the app's, and the display shows 60 a second, two refreshes apart.
 #   interval2-PROFILE the same with Present(2): vkd3d-proton's targets ask for every second refresh,
-#                     which the cap allows: they stand (none moved), the display shows 60 a second.
+#                     which the cap allows: they stand (all but the first few, while its phase finds
+#                     the grid's), the display shows 60 a second.
 . "$(dirname "$0")/../e2e/lib.sh"
 
 app=$1 vdisplay=$2 missing=$3 case=$4
@@ -169,7 +170,9 @@ targets-* | interval2-*)
 	if [ "$interval" = 1 ]; then
 		[ "$moved" -ge $((frames - 10)) ] || fail "$name: only $moved of the app's targets moved to the cap's grid"
 	else
-		[ "$moved" = 0 ] && [ "$stood" -ge $((frames - 10)) ] ||
+		# Its first target may come a refresh before lowlat's grid (its phase is its own until
+		# the first report of a frame lowlat placed); from then on they agree.
+		[ "$moved" -le 3 ] && [ "$stood" -ge $((frames - 10)) ] ||
 			fail "$name: the app's targets at the cap's rate should stand: $summary"
 	fi
 	python3 "$judge" "$LOWLAT_VDISPLAY_LOG" --fps 60 || fail "$name: the display's record (above)"
