@@ -26,7 +26,11 @@ testenv_build() {
 	# -z nodelete keeps the layer mapped after the loader unloads it, so reports keep its symbols.
 	address) options=(-Db_sanitize=address,undefined -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
 	thread) options=(-Db_sanitize=thread -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
-	i386) options=(--cross-file "$repo/tools/cross/i386-linux-gnu.txt") ;;
+	i386)
+		options=(--cross-file "$repo/tools/cross/i386-linux-gnu.txt")
+		# Under qemu-user where the kernel cannot run them: meson's checks and the tests too.
+		testenv_can_run_i386 || options+=(--cross-file "$repo/tools/cross/i386-qemu.txt")
+		;;
 	*) echo "unknown variant '$LOWLAT_VARIANT' (address, thread or i386)" >&2; return 1 ;;
 	esac
 	if [ ! -f "$build/build.ninja" ]; then
@@ -48,7 +52,8 @@ testenv_build() {
 # reachable and any report keeps its symbols.
 testenv_sanitizer_env() {
 	local lvp
-	unset E2E_PRELOAD E2E_EXTRA_MANIFEST_DIRS ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+	unset E2E_PRELOAD E2E_EXTRA_MANIFEST_DIRS E2E_I386_WRAPPER ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS \
+		TSAN_OPTIONS
 	lvp=$(sed -n 's/.*"library_path": *"\(.*\)".*/\1/p' /usr/share/vulkan/icd.d/lvp_icd*.json | head -n1)
 	case "${LOWLAT_VARIANT:-}" in
 	address)
@@ -65,6 +70,8 @@ testenv_sanitizer_env() {
 		# The 64-bit layer's manifest beside the 32-bit one, as a multilib install has them: each
 		# program must get the layer of its own architecture.
 		export E2E_EXTRA_MANIFEST_DIRS="$repo/build-${LOWLAT_TESTENV_NAME}/json/devenv"
+		# 32-bit programs through qemu-user where the kernel cannot run them (tests/e2e/lib.sh).
+		testenv_can_run_i386 || export E2E_I386_WRAPPER="qemu-i386 -L /"
 		;;
 	esac
 }
@@ -72,6 +79,12 @@ testenv_sanitizer_env() {
 # testenv_can_build_i386: the 32-bit cross toolchain and Vulkan development files are there.
 testenv_can_build_i386() {
 	command -v i686-linux-gnu-gcc >/dev/null && i686-linux-gnu-pkg-config --exists vulkan libdrm 2>/dev/null
+}
+
+# testenv_can_run_i386_somehow: natively, or under qemu-user (qemu-i386, which tools/testroot
+# installs) where the kernel cannot.
+testenv_can_run_i386_somehow() {
+	testenv_can_run_i386 || command -v qemu-i386 >/dev/null
 }
 
 # testenv_can_run_i386: the kernel runs 32-bit x86 programs. Some VMs' kernels cannot (built

@@ -8,7 +8,7 @@ cli=$1
 export XDG_RUNTIME_DIR=$e2e_tmp/run
 mkdir -m 0700 "$XDG_RUNTIME_DIR"
 
-ENABLE_LOWLAT_LAYER=1 client timeout 60 vkcube --c 3000 >"$e2e_tmp/vkcube.out" 2>&1 &
+ENABLE_LOWLAT_LAYER=1 client timeout 60 "${vkcube[@]}" --c "${E2E_CONTROL_FRAMES:-3000}" >"$e2e_tmp/vkcube.out" 2>&1 &
 client=$!
 sock=
 for _ in $(seq 200); do
@@ -20,25 +20,26 @@ done
 # $client is timeout's pid; the socket names vkcube's.
 pid=${sock##*-}
 pid=${pid%.sock}
-[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = vkcube ] || fail "socket $sock does not name vkcube's pid"
+# Its command line (/proc's comm is qemu's where qemu-user runs a 32-bit vkcube).
+tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'vkcube ' || fail "socket $sock does not name vkcube's pid"
 
-status=$("$cli" ctl vkcube status) || fail "lowlat ctl vkcube status failed: $status"
+status=$(client "$cli" ctl vkcube status) || fail "lowlat ctl vkcube status failed: $status"
 case $status in
 "ok game \"vkcube\"; fps 0, method late,"*) ;;
 *) fail "unexpected status reply: $status" ;;
 esac
-reply=$("$cli" ctl "$pid" fps 30) || fail "lowlat ctl $pid fps 30 failed: $reply"
+reply=$(client "$cli" ctl "$pid" fps 30) || fail "lowlat ctl $pid fps 30 failed: $reply"
 [ "$reply" = "ok fps 30" ] || fail "unexpected reply: $reply"
-reply=$("$cli" ctl vkcube status)
+reply=$(client "$cli" ctl vkcube status)
 case $reply in *"fps 30,"*) ;; *) fail "fps 30 did not stick: $reply" ;; esac
 rc=0
-reply=$("$cli" ctl vkcube fps fast) || rc=$?
+reply=$(client "$cli" ctl vkcube fps fast) || rc=$?
 [ "$rc" = 1 ] && [ "$reply" = 'error: fps fast is not a number, "refresh", "refresh/N" or "refresh-N"; using 30' ] ||
 	fail "a bad value got exit status $rc and reply: $reply"
 
 # The cap set over the socket applies to the running game: put it back to off so vkcube's 3000
 # frames end well inside the test's time.
-reply=$("$cli" ctl vkcube fps 0)
+reply=$(client "$cli" ctl vkcube fps 0)
 [ "$reply" = "ok fps 0" ] || fail "unexpected reply: $reply"
 
 rc=0

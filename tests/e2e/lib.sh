@@ -44,11 +44,33 @@ done
 export XDG_DATA_HOME="$e2e_tmp/xdg"
 unset VK_ADD_IMPLICIT_LAYER_PATH
 
-# client COMMAND...: run a Vulkan client. Under tests/run --sanitize the sanitizer runtime (and
-# lavapipe) are preloaded into clients only, since they are not instrumented themselves.
+. "$(dirname "${BASH_SOURCE[0]}")/i386.sh" # wrapper_for
+
+# The vkcube a test runs, with the arguments it needs: the 32-bit build's own (E2E_VKCUBE, a small
+# window: under qemu-user a frame costs far more) where its tests set it.
+# shellcheck disable=SC2206 # E2E_VKCUBE_ARGS is a list of arguments
+vkcube=(${E2E_VKCUBE:-vkcube} ${E2E_VKCUBE_ARGS:-})
+if [ -n "${E2E_VKCUBE:-}" ] && [ ! -x "$E2E_VKCUBE" ]; then
+	echo "SKIP: no $E2E_VKCUBE (vulkan-tools:i386, which tools/testroot unpacks there)" >&2
+	exit 77
+fi
+
+# client [timeout SECONDS] PROGRAM ARGS...: run a Vulkan client. Under tests/run --sanitize the
+# sanitizer runtime (and lavapipe) are preloaded into clients only, since they are not instrumented
+# themselves. A 32-bit program runs through E2E_I386_WRAPPER (qemu-user) where that is set: the
+# kernel cannot run it (tools/testenv.sh).
 client() {
-	LD_PRELOAD="${E2E_PRELOAD:-}" "$@"
+	local pre=()
+	if [ "${1:-}" = timeout ]; then
+		pre=(timeout "$2")
+		shift 2
+	fi
+	# shellcheck disable=SC2207 # the wrapper is a command and its arguments
+	pre+=($(wrapper_for "$1"))
+	LD_PRELOAD="${E2E_PRELOAD:-}" "${pre[@]}" "$@"
 }
+
+
 
 # show_sanitizer_report OUT: print each sanitizer report in a client's output whole (to stderr), with
 # every stack it names; a report starts far above the output's tail and its second stack (where a
@@ -82,7 +104,7 @@ require_probes_around_lowlat() {
 	local out="$e2e_tmp/probe-order.out" order
 	ENABLE_LOWLAT_LAYER=1 VK_ADD_LAYER_PATH="$E2E_PROBE_DIR${VK_ADD_LAYER_PATH:+:$VK_ADD_LAYER_PATH}" \
 		VK_INSTANCE_LAYERS=VK_LAYER_LOWLAT_bench_probe:VK_LAYER_LOWLAT_limiter:VK_LAYER_LOWLAT_bench_probe_below \
-		VK_LOADER_DEBUG=layer client vulkaninfo --summary >"$out" 2>&1 ||
+		VK_LOADER_DEBUG=layer client "${E2E_VULKANINFO:-vulkaninfo}" --summary >"$out" 2>&1 ||
 		fail "vulkaninfo with the probes around lowlat failed: $(tail -n 5 "$out")"
 	order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
 	case $order in

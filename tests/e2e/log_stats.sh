@@ -21,7 +21,7 @@ logs="$e2e_tmp/state/lowlat-logs"
 export LOWLAT_LOG=1 LOWLAT_LOG_DIR="$logs"
 [ -z "$cap" ] || export LOWLAT_FPS="$cap"
 
-E2E_PROBE=1 run_validated vkcube-log vkcube --c "$frames"
+E2E_PROBE=1 run_validated vkcube-log "${vkcube[@]}" --c "$frames"
 # The app's present calls, all of them (lowlat-stats' mean counts every row too).
 probe_fps=$(probe_value "$(probe_rate vkcube-log --skip 0 --at entry)" fps)
 out="$e2e_tmp/vkcube-log.out"

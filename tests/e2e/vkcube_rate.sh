@@ -28,7 +28,7 @@ run_once() {
 	local out="$e2e_tmp/run$1.out" start end line stats
 	start=$(date +%s%N)
 	# run_validated fails the test on a bad exit, a wrong chain or any validation message.
-	LOWLAT_FPS=$fps LOWLAT_METHOD=$method E2E_PROBE=1 run_validated "run$1" vkcube --c "$frames"
+	LOWLAT_FPS=$fps LOWLAT_METHOD=$method E2E_PROBE=1 run_validated "run$1" "${vkcube[@]}" --c "$frames"
 	end=$(date +%s%N)
 
 	# What lowlat says: that it limits, and how (not how well).
