@@ -15,6 +15,8 @@
 #      the driver's vkCreateDevice drops it; lowlat must see that the commands are missing below and
 #      provide them.
 #      anti-lag: Mesa's anti-lag layer and the virtual display below: VK_AMD_anti_lag passed through.
+#      vdisplay-nvidia: the virtual display's nvidia profile, whose driver has VK_NV_low_latency2:
+#      lowlat passes it through, and the display (not lowlat) signals the sleep's semaphore.
 . "$(dirname "$0")/lib.sh"
 
 app=$1 vdisplay=$2 listing=$3 case=$4
@@ -32,6 +34,10 @@ listing)
 	# the implicit directory); LOWLAT_TEST_LISTING_LAYER enables it.
 	ln -s "$listing"/*.json "$XDG_DATA_HOME/vulkan/implicit_layer.d/"
 	export LOWLAT_TEST_LISTING_LAYER=1
+	;;
+vdisplay-nvidia)
+	export VK_ADD_LAYER_PATH="$vdisplay" E2E_LAYERS_UNDER=VK_LAYER_LOWLAT_vdisplay LOWLAT_VDISPLAY_PROFILE=nvidia
+	args=(--headless)
 	;;
 anti-lag)
 	found=
@@ -84,6 +90,12 @@ listing)
 	lists VK_NV_low_latency2 || fail "$name: the loader did not list the listing layer's extension"
 	provided "the device lists it, but the driver below lacks its commands" ||
 		fail "$name: lowlat did not say it provides the commands the driver lacks"
+	[ "$called" -ge 5 ] || fail "$name: VK_NV_low_latency2's commands were not called"
+	;;
+vdisplay-nvidia)
+	lists VK_NV_low_latency2 || fail "$name: VK_NV_low_latency2 is not listed on the nvidia profile"
+	grep -qF 'lowlat: VK_NV_low_latency2 passed through to the driver' "$out" ||
+		fail "$name: lowlat did not pass the driver's VK_NV_low_latency2 through"
 	[ "$called" -ge 5 ] || fail "$name: VK_NV_low_latency2's commands were not called"
 	;;
 anti-lag)

@@ -49,10 +49,10 @@
 	HIDE(vkSetLocalDimmingAMD, VK_AMD_display_native_hdr)                                                \
 	HIDE(vkAcquireFullScreenExclusiveModeEXT, VK_EXT_full_screen_exclusive)                              \
 	HIDE(vkReleaseFullScreenExclusiveModeEXT, VK_EXT_full_screen_exclusive)                              \
-	HIDE(vkSetLatencySleepModeNV, VK_NV_low_latency2)                                                    \
-	HIDE(vkLatencySleepNV, VK_NV_low_latency2)                                                           \
-	HIDE(vkSetLatencyMarkerNV, VK_NV_low_latency2)                                                       \
-	HIDE(vkGetLatencyTimingsNV, VK_NV_low_latency2)                                                      \
+	IMPL(vkSetLatencySleepModeNV)                                                                        \
+	IMPL(vkLatencySleepNV)                                                                               \
+	IMPL(vkSetLatencyMarkerNV)                                                                           \
+	IMPL(vkGetLatencyTimingsNV)                                                                          \
 	HIDE(vkSetBufferCollectionImageConstraintsFUCHSIA, VK_FUCHSIA_buffer_collection)
 
 /* The same for our VkSurfaceKHR handles (vd_surface.c: the headless surfaces the display makes):

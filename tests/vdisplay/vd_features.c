@@ -25,6 +25,9 @@ const VkExtensionProperties vd_own_extensions[] = {
          VK_EXT_PRESENT_MODE_FIFO_LATEST_READY_SPEC_VERSION},
         {VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME, VK_KHR_CALIBRATED_TIMESTAMPS_SPEC_VERSION},
         {VK_EXT_PRESENT_TIMING_EXTENSION_NAME, VK_EXT_PRESENT_TIMING_SPEC_VERSION},
+        /* Revision 2, as NVIDIA's driver lists it (vulkan.gpuinfo.org reports) and as DXVK and
+         * vkd3d-proton ask for. */
+        {VK_NV_LOW_LATENCY_2_EXTENSION_NAME, 2},
 };
 
 /* VK_EXT_present_timing requires VK_KHR_calibrated_timestamps, which is the driver's EXT under
@@ -44,6 +47,9 @@ bool vd_own_extension_withheld(const char *name)
 	const char *list = getenv("LOWLAT_VDISPLAY_WITHHOLD");
 	size_t len = strlen(name);
 
+	/* VK_NV_low_latency2 only where the profile models a driver that has it. */
+	if (!vd_profile()->low_latency2 && !strcmp(name, VK_NV_LOW_LATENCY_2_EXTENSION_NAME))
+		return true;
 	/* A profile without FIFO_LATEST_READY offers neither the mode nor its extensions. */
 	if (!vd_profile()->fifo_latest_ready &&
 	    (!strcmp(name, VK_KHR_PRESENT_MODE_FIFO_LATEST_READY_EXTENSION_NAME) ||
@@ -83,6 +89,7 @@ void vd_note_enabled_extensions(struct vd_device *dev, const VkDeviceCreateInfo 
 		                     !strcmp(n, VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME);
 		dev->present_timing |= !strcmp(n, VK_EXT_PRESENT_TIMING_EXTENSION_NAME);
 		dev->calibrated_khr |= !strcmp(n, VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
+		dev->low_latency2 |= !strcmp(n, VK_NV_LOW_LATENCY_2_EXTENSION_NAME);
 	}
 }
 
@@ -246,6 +253,13 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 			}
 			break;
 		}
+		case VK_STRUCTURE_TYPE_LATENCY_SURFACE_CAPABILITIES_NV:
+			/* The latency sleep works in every present mode of the display. */
+			if (vd_profile()->low_latency2) {
+				VkLatencySurfaceCapabilitiesNV *c = (void *)s;
+				write_modes(&c->presentModeCount, c->pPresentModes);
+			}
+			break;
 		case VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_PRESENT_ID_2_KHR:
 			((VkSurfaceCapabilitiesPresentId2KHR *)s)->presentId2Supported = VK_TRUE;
 			break;

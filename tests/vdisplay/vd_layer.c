@@ -11,6 +11,7 @@
 #include <vulkan/vk_layer.h>
 
 #include "vd_commands.h"
+#include "vd_latency.h"
 #include "vd_layer.h"
 
 #define VD_LAYER_NAME "VK_LAYER_LOWLAT_vdisplay"
@@ -449,6 +450,12 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_CreateDevice(VkPhysicalDevice physical, const 
 	dev->signal_queue_private = extra_queue;
 	if (display)
 		vd_load_init(dev);
+	if (!dev->vk.SignalSemaphore)
+		dev->vk.SignalSemaphore = (PFN_vkSignalSemaphore)next_gdpa(*out, "vkSignalSemaphoreKHR");
+	if (display && dev->low_latency2 && !vd_latency_init(dev)) {
+		result = VK_ERROR_INITIALIZATION_FAILED;
+		goto fail_destroy;
+	}
 	if (display) {
 		VkPhysicalDeviceProperties props;
 		inst->vk.GetPhysicalDeviceMemoryProperties(physical, &dev->memory);
@@ -478,6 +485,7 @@ VKAPI_ATTR void VKAPI_CALL vd_DestroyDevice(VkDevice device, const VkAllocationC
 
 	if (!device || !(dev = lowlat_map_remove(&vd_devices, lowlat_dispatch_key(device))))
 		return;
+	vd_latency_fini(dev);
 	vd_swapchain_device_teardown(dev);
 	if (dev->display)
 		vd_load_fini(dev);
@@ -523,6 +531,7 @@ static const struct hook instance_hooks[] = {VD_INSTANCE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook surface_create_hooks[] = {VD_SURFACE_CREATE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_core_hooks[] = {VD_DEVICE_CORE_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_swapchain_hooks[] = {VD_DEVICE_SWAPCHAIN_HOOKS(VD_HOOK_ENTRY)};
+static const struct hook device_latency_hooks[] = {VD_DEVICE_LATENCY_HOOKS(VD_HOOK_ENTRY)};
 static const struct hook device_carrier_hooks[] = {
         VD_DEVICE_CARRIER_HOOKS(VD_HOOK_ENTRY)
         /* KHR aliases, same signatures. */
@@ -564,6 +573,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetDeviceProcAddr(VkDevice device, c
 		return (PFN_vkVoidFunction)vd_QueueSubmit;
 	if (dev->display && ((hook = VD_FIND_HOOK(device_swapchain_hooks, name)) ||
 	                     (hook = VD_FIND_HOOK(device_swapchain_aliases, name))))
+		return hook;
+	if (dev->latency && (hook = VD_FIND_HOOK(device_latency_hooks, name)))
 		return hook;
 	next = dev->vk.GetDeviceProcAddr(device, name);
 	/* A device the display is off for presents through the driver, but never to our surfaces. */

@@ -84,7 +84,8 @@
 	F(GetDeviceImageSparseMemoryRequirements)                                                            \
 	F(GetDeviceImageSubresourceLayout)                                                                   \
 	F(GetDeviceGroupSurfacePresentModesKHR)                                                              \
-	F(CreateSwapchainKHR)
+	F(CreateSwapchainKHR)                                                                                \
+	F(SignalSemaphore)
 
 struct vd_instance_dispatch {
 #define VD_DECLARE(name) PFN_vk##name name;
@@ -144,6 +145,15 @@ struct vd_device_dispatch {
 	H(GetPastPresentationTimingEXT)                                                                      \
 	H(GetCalibratedTimestampsKHR)
 
+/* VK_NV_low_latency2 (vd_latency.c): offered only to display devices that enabled it, where the
+ * profile offers it. */
+#define VD_DEVICE_LATENCY_HOOKS(H)                                                                           \
+	H(SetLatencySleepModeNV)                                                                             \
+	H(LatencySleepNV)                                                                                    \
+	H(SetLatencyMarkerNV)                                                                                \
+	H(GetLatencyTimingsNV)                                                                               \
+	H(QueueNotifyOutOfBandNV)
+
 /* Core commands whose pNext chains can carry our swapchain handles (vd_images.c); offered to
  * display devices where the driver has the command. Their KHR aliases map to the same hooks. */
 #define VD_DEVICE_CARRIER_HOOKS(H)                                                                           \
@@ -202,7 +212,8 @@ struct vd_device {
 	float timestamp_period; /* ns per tick */
 	/* Extensions the display itself provides that the app enabled (vd_features.c). */
 	bool present_id, present_wait, present_id2, present_wait2, fifo_latest_ready, maintenance1;
-	bool present_timing, calibrated_khr;
+	bool present_timing, calibrated_khr, low_latency2;
+	struct vd_latency *latency; /* its signaler, where low_latency2 (vd_latency.c) */
 	struct vd_load load;
 };
 

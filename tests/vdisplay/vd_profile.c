@@ -123,6 +123,8 @@ static const struct vd_profile profiles[] = {
                 .absolute = true,
                 .refresh = VD_REFRESH_EXACT,
                 .fifo_latest_ready = true,
+                /* From driver 545.23.06 on (NVIDIA's note in dxvk-nvapi PR #147, 2023-10-17). */
+                .low_latency2 = true,
                 .modes = VD_MODE_BIT(VD_MODE_MAILBOX) | VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY) |
                          VD_MODE_BIT(VD_MODE_FIFO) | VD_MODE_BIT(VD_MODE_IMMEDIATE),
                 .report_quantum_ns = 1,

@@ -44,6 +44,7 @@ struct vd_profile {
 	bool partial;                  /* honours VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS */
 	enum vd_refresh_report refresh;
 	bool fifo_latest_ready;    /* offers the mode and its extensions */
+	bool low_latency2;         /* offers VK_NV_low_latency2 (vd_latency.h) */
 	uint32_t modes;            /* the present modes its surfaces list: 1 << vd_mode */
 	bool leak_failed_slot;     /* a present that fails keeps a results slot that never completes */
 	bool fail_retired;         /* a present to a retired swapchain fails with OUT_OF_DATE */
