@@ -26,27 +26,23 @@ static const char **names_copy(uint32_t count, const char *const *names)
 	return copy;
 }
 
-bool lowlat_instance_setup(const VkInstanceCreateInfo *app, const char *surface_maint1,
-                           struct lowlat_instance_setup *s)
+bool lowlat_instance_setup(const VkInstanceCreateInfo *app, unsigned maint1, struct lowlat_instance_setup *s)
 {
 	uint32_t count = app->enabledExtensionCount;
 	const char *const *names = app->ppEnabledExtensionNames;
 	uint32_t api = app->pApplicationInfo ? app->pApplicationInfo->apiVersion : VK_API_VERSION_1_0;
 	bool surface = has_name(count, names, VK_KHR_SURFACE_EXTENSION_NAME);
-	bool add_caps2, add_props2, add_maint1 = false;
+	bool add_caps2, add_props2;
+	unsigned add_maint1;
 
 	*s = (struct lowlat_instance_setup){.info = *app};
 	s->surface_caps2 = has_name(count, names, VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME);
 	s->properties2 = VK_API_VERSION_MINOR(api) >= 1 || VK_API_VERSION_MAJOR(api) > 1 ||
 	                 has_name(count, names, VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
-	/* Either form the app enabled is the one its devices' swapchain_maintenance1 must match. */
-	if (has_name(count, names, "VK_KHR_surface_maintenance1"))
-		s->surface_maint1 = "VK_KHR_surface_maintenance1";
-	else if (has_name(count, names, "VK_EXT_surface_maintenance1"))
-		s->surface_maint1 = "VK_EXT_surface_maintenance1";
-	else
-		add_maint1 = surface && surface_maint1;
+	s->surface_maint1 = (has_name(count, names, LOWLAT_MAINT1_KHR_NAME) ? LOWLAT_MAINT1_KHR : 0) |
+	                    (has_name(count, names, LOWLAT_MAINT1_EXT_NAME) ? LOWLAT_MAINT1_EXT : 0);
 	/* An app that presents nothing (no VK_KHR_surface) gets nothing added. */
+	add_maint1 = surface ? maint1 & ~s->surface_maint1 : 0;
 	add_caps2 = surface && !s->surface_caps2;
 	add_props2 = surface && !s->properties2;
 	if (!add_caps2 && !add_props2 && !add_maint1)
@@ -57,8 +53,11 @@ bool lowlat_instance_setup(const VkInstanceCreateInfo *app, const char *surface_
 		s->names[count++] = VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME;
 	if (add_props2)
 		s->names[count++] = VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME;
-	if (add_maint1)
-		s->names[count++] = s->surface_maint1 = surface_maint1;
+	if (add_maint1 & LOWLAT_MAINT1_KHR)
+		s->names[count++] = LOWLAT_MAINT1_KHR_NAME;
+	if (add_maint1 & LOWLAT_MAINT1_EXT)
+		s->names[count++] = LOWLAT_MAINT1_EXT_NAME;
+	s->surface_maint1 |= add_maint1;
 	s->info.enabledExtensionCount = count;
 	s->info.ppEnabledExtensionNames = s->names;
 	s->surface_caps2 = s->surface_caps2 || add_caps2;

@@ -21,22 +21,28 @@ struct lowlat_instance;
 /* Extension names lowlat may add to one create info, at most. */
 #define LOWLAT_ADDED_EXTENSIONS_MAX 8
 
+/* The forms of surface_maintenance1 (present-mode compatibility), each a dependency of the
+ * swapchain_maintenance1 of the same form. A device may list one form only (drivers from before the
+ * KHR promotion list the EXT one), so lowlat enables every form the instance offers. */
+enum { LOWLAT_MAINT1_KHR = 1, LOWLAT_MAINT1_EXT = 2 };
+#define LOWLAT_MAINT1_KHR_NAME "VK_KHR_surface_maintenance1"
+#define LOWLAT_MAINT1_EXT_NAME "VK_EXT_surface_maintenance1"
+
 /* A copy of the app's VkInstanceCreateInfo with the instance extensions lowlat's device-level
  * features need: VK_KHR_get_surface_capabilities2 (present timing's surface queries, and a
  * dependency of surface_maintenance1), VK_KHR_get_physical_device_properties2 below Vulkan 1.1
- * (feature queries), and the surface_maintenance1 name asked for (present-mode compatibility; a
- * dependency of swapchain_maintenance1). Only when the app enabled VK_KHR_surface. */
+ * (feature queries), and the forms of surface_maintenance1 asked for. Only when the app enabled
+ * VK_KHR_surface. */
 struct lowlat_instance_setup {
 	VkInstanceCreateInfo info;
 	const char **names; /* the copy's extension list, allocated; NULL when nothing was added */
 	bool surface_caps2, properties2;
-	const char *surface_maint1; /* the surface_maintenance1 name enabled (the app's or ours), or NULL */
+	unsigned surface_maint1; /* LOWLAT_MAINT1_* enabled, the app's or ours */
 };
 
-/* Returns whether info differs from the app's. surface_maint1: the name to add when the app did
- * not enable either form, NULL for none. */
-bool lowlat_instance_setup(const VkInstanceCreateInfo *app, const char *surface_maint1,
-                           struct lowlat_instance_setup *s);
+/* Returns whether info differs from the app's. maint1: the forms of surface_maintenance1 to enable
+ * besides those the app did (LOWLAT_MAINT1_*; 0 for none). */
+bool lowlat_instance_setup(const VkInstanceCreateInfo *app, unsigned maint1, struct lowlat_instance_setup *s);
 void lowlat_instance_setup_fini(struct lowlat_instance_setup *s);
 
 struct lowlat_device_info {

@@ -81,10 +81,14 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 		return VK_ERROR_OUT_OF_HOST_MEMORY;
 
 	/* Present timing and present-mode switching need instance extensions the app may not have
-	 * enabled: add them to a copy. An instance that refuses one is asked again with less: the EXT
-	 * surface_maintenance1 for the KHR one, then none, then as the app asked. */
-	static const char *const surface_maint1[] = {LOWLAT_SURFACE_MAINTENANCE1_NAME,
-	                                             "VK_EXT_surface_maintenance1", NULL};
+	 * enabled: add them to a copy, with both forms of surface_maintenance1 (a device may list its
+	 * swapchain_maintenance1 in one form only, create_info.h). An instance that refuses the copy is
+	 * asked again with less: one form, the other, none, then as the app asked. (The instance's own
+	 * list cannot be read from inside vkCreateInstance: a layer below may not answer that query
+	 * before it has an instance, and Arm's WSI layer crashed on it.) */
+	const unsigned maint1_tries[] = {LOWLAT_SURFACE_MAINTENANCE1_FORMS,
+	                                 LOWLAT_SURFACE_MAINTENANCE1_FORMS & LOWLAT_MAINT1_KHR,
+	                                 LOWLAT_SURFACE_MAINTENANCE1_FORMS & LOWLAT_MAINT1_EXT, 0};
 	struct lowlat_instance_setup setup;
 	bool added = false;
 
@@ -93,8 +97,13 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateInstance(const VkInstanceCreateInfo 
 	VkLayerInstanceLink *ours = link->u.pLayerInfo;
 	link->u.pLayerInfo = ours->pNext;
 	result = VK_ERROR_EXTENSION_NOT_PRESENT;
-	for (unsigned i = surface_maint1[0] ? 0 : 2; i < 3 && result == VK_ERROR_EXTENSION_NOT_PRESENT; i++) {
-		if (!(added = lowlat_instance_setup(info, surface_maint1[i], &setup)))
+	for (unsigned i = 0; i < 4 && result == VK_ERROR_EXTENSION_NOT_PRESENT; i++) {
+		bool repeat = false; /* a try like an earlier one (a form not built in) */
+		for (unsigned j = 0; j < i; j++)
+			repeat = repeat || maint1_tries[j] == maint1_tries[i];
+		if (repeat)
+			continue;
+		if (!(added = lowlat_instance_setup(info, maint1_tries[i], &setup)))
 			break;
 		result = next_create(&setup.info, allocator, out);
 		if (result == VK_ERROR_EXTENSION_NOT_PRESENT)

@@ -44,9 +44,9 @@ struct lowlat_instance {
 	 * decides what holds there (lowlat_engine_device). */
 	bool by_engine, by_mangohud, engine_needs_present_wait;
 	char engine_why[248], mangohud_why[256];
-	/* VK_KHR_ or VK_EXT_surface_maintenance1 as enabled (the app's or lowlat's), NULL when neither:
-	 * present-mode compatibility queries, and the form a device's swapchain_maintenance1 must match. */
-	const char *surface_maint1;
+	/* The forms of surface_maintenance1 enabled, the app's or lowlat's (LOWLAT_MAINT1_*, create_info.h):
+	 * present-mode compatibility queries, and the forms a device's swapchain_maintenance1 may take. */
+	unsigned surface_maint1;
 };
 
 struct lowlat_device {

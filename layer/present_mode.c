@@ -61,10 +61,10 @@ void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phy
 		maint = VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME;
 	else if (!inst->surface_maint1)
 		s->switch_reason = "the instance has no surface_maintenance1";
-	else if (!strcmp(inst->surface_maint1, VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME) &&
+	else if ((inst->surface_maint1 & LOWLAT_MAINT1_KHR) &&
 	         lowlat_extensions_have(props, count, VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME))
 		maint = VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME;
-	else if (!strcmp(inst->surface_maint1, VK_EXT_SURFACE_MAINTENANCE_1_EXTENSION_NAME) &&
+	else if ((inst->surface_maint1 & LOWLAT_MAINT1_EXT) &&
 	         lowlat_extensions_have(props, count, VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME))
 		maint = VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME;
 	else

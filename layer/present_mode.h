@@ -82,8 +82,8 @@ struct lowlat_mode_present {
 
 #ifdef LOWLAT_HAVE_PRESENT_MODES
 
-/* The surface_maintenance1 name to add to the instance. */
-#define LOWLAT_SURFACE_MAINTENANCE1_NAME VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME
+/* The forms of surface_maintenance1 to add to the instance where it offers them (create_info.h). */
+#define LOWLAT_SURFACE_MAINTENANCE1_FORMS (LOWLAT_MAINT1_KHR | LOWLAT_MAINT1_EXT)
 
 void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
                               struct lowlat_device_info *d, struct lowlat_mode_device_setup *s);
@@ -100,7 +100,7 @@ void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_pr
 
 #else
 
-#define LOWLAT_SURFACE_MAINTENANCE1_NAME NULL
+#define LOWLAT_SURFACE_MAINTENANCE1_FORMS 0u
 
 static inline void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
                                             struct lowlat_device_info *d, struct lowlat_mode_device_setup *s)

@@ -11,6 +11,9 @@ through lowlat > validation > the display, one scenario per run.
   within a second) turns the cap off, then on again. The display offers swapchain_maintenance1, so
   the one swapchain switches at run time: the truth log shows FIFO_LATEST_READY, then FIFO, then
   FIFO_LATEST_READY again, each for a stretch of frames, and no other mode.
+- live-maintenance1-ext: the same on a display that lists swapchain_maintenance1 in its EXT form
+  only (LOWLAT_VDISPLAY_MAINTENANCE1=ext), as NVIDIA's 580 driver did, while the instance lists both
+  forms of surface_maintenance1: lowlat still switches the mode per present.
 - no-maintenance1: the display without swapchain_maintenance1 (LOWLAT_VDISPLAY_NO_MAINTENANCE1=1):
   capping at creation, the swapchain is created in FIFO_LATEST_READY and stays so; not capping, it
   stays FIFO; lowlat's line says the mode was chosen once, and why.
@@ -133,7 +136,7 @@ def uncapped(args, tmp):
     print(f"{sum(r['event'] == 'shown' for r in rows)} frames shown, all FIFO")
 
 
-def live(args, tmp):
+def live(args, tmp, extra=None):
     write_game_file(tmp, {"fps": 60})
 
     def change(proc):
@@ -146,7 +149,9 @@ def live(args, tmp):
 
     # 90 presents at 60 fps, a reload, 90 uncapped (up to 120 fps on 120 Hz), a reload, the rest at
     # 60 fps.
-    rows, _ = run(args, tmp, None, {}, 780, change)
+    rows, line = run(args, tmp, None, extra or {}, 780, change)
+    if "swapchain_maintenance1" in line and "each present through swapchain_maintenance1" not in line:
+        raise Fail(f"lowlat did not take up swapchain_maintenance1: {line}")
     seq_modes = [r["mode"] for r in sorted((r for r in rows if r["event"] in ("shown", "skipped", "replaced",
                                                                              "unshown")), key=lambda r: r["seq"])]
     runs = runs_of(seq_modes)
@@ -200,7 +205,8 @@ def mailbox(args, tmp):
 
 def main():
     ap = e2e_lowlat.arg_parser(hz="120")
-    ap.add_argument("--scenario", required=True, choices=["uncapped", "live", "mailbox", "no-maintenance1"])
+    ap.add_argument("--scenario", required=True,
+                    choices=["uncapped", "live", "live-maintenance1-ext", "mailbox", "no-maintenance1"])
     args = ap.parse_args()
 
     if e2e_lowlat.cannot_run():
@@ -209,6 +215,7 @@ def main():
     print("logs in", tmp)
     try:
         {"uncapped": uncapped, "live": live, "mailbox": mailbox,
+         "live-maintenance1-ext": lambda a, t: live(a, t, {"LOWLAT_VDISPLAY_MAINTENANCE1": "ext"}),
          "no-maintenance1": no_maintenance1}[args.scenario](args, tmp)
     except Fail as e:
         print("FAIL:", e)

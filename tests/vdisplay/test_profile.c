@@ -106,8 +106,8 @@ static void refresh_update(void)
 
 static void table(void)
 {
-	const char *names[] = {"spec",     "mesa-x11", "mesa-wayland", "mesa-wayland-basic",
-	                       "xwayland", "nvidia",   "monotonic"};
+	const char *names[] = {"spec",   "mesa-x11",        "mesa-wayland", "mesa-wayland-basic", "xwayland",
+	                       "nvidia", "nvidia-xwayland", "nvidia-x11",   "monotonic"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct vd_profile *p = vd_profile_named(names[i]);
@@ -117,6 +117,11 @@ static void table(void)
 		/* FIFO_LATEST_READY is listed exactly where its extension is offered. */
 		CHECK(p && !(p->modes & VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY)) == !p->fifo_latest_ready);
 	}
+	/* NVIDIA's XWayland and X11 surfaces take no present timing; its Wayland ones do. */
+	CHECK(vd_profile_named("nvidia-xwayland")->no_surface_timing &&
+	      vd_profile_named("nvidia-x11")->no_surface_timing &&
+	      !vd_profile_named("nvidia")->no_surface_timing);
+	CHECK(!(vd_profile_named("nvidia-xwayland")->modes & VD_MODE_BIT(VD_MODE_FIFO_RELAXED)));
 	CHECK(!vd_profile_named("mesa") && !vd_profile_named(NULL));
 	/* The conformant default. */
 	unsetenv("LOWLAT_VDISPLAY_PROFILE");

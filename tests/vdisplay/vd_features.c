@@ -269,10 +269,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPhysicalDeviceSurfaceCapabilities2KHR(
 		case VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT: {
 			const struct vd_profile *p = vd_profile();
 			VkPresentTimingSurfaceCapabilitiesEXT *c = (void *)s;
-			c->presentTimingSupported = VK_TRUE;
-			c->presentAtAbsoluteTimeSupported = p->absolute;
-			c->presentAtRelativeTimeSupported = p->relative;
-			c->presentStageQueries = p->stages;
+			c->presentTimingSupported = !p->no_surface_timing;
+			c->presentAtAbsoluteTimeSupported = !p->no_surface_timing && p->absolute;
+			c->presentAtRelativeTimeSupported = !p->no_surface_timing && p->relative;
+			c->presentStageQueries = p->no_surface_timing ? 0 : p->stages;
 			break;
 		}
 		default: break;

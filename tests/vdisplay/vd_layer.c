@@ -50,10 +50,21 @@ bool vd_no_maintenance1(void)
 	return v && !strcmp(v, "1");
 }
 
+/* LOWLAT_VDISPLAY_MAINTENANCE1=ext: swapchain_maintenance1 in its EXT form only, as drivers that
+ * predate the KHR promotion list it (README.md, [N5]), while the instance may list both forms of
+ * surface_maintenance1. */
+static bool ext_maintenance1_only(void)
+{
+	const char *v = getenv("LOWLAT_VDISPLAY_MAINTENANCE1");
+	return v && !strcmp(v, "ext");
+}
+
 static bool is_hidden_extension(const char *name)
 {
 	if (vd_no_maintenance1() && (!strcmp(name, VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME) ||
 	                             !strcmp(name, VK_EXT_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME)))
+		return true;
+	if (ext_maintenance1_only() && !strcmp(name, VK_KHR_SWAPCHAIN_MAINTENANCE_1_EXTENSION_NAME))
 		return true;
 	return in_list(hidden_extensions, VD_COUNT(hidden_extensions), name);
 }

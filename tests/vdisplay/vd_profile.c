@@ -137,6 +137,54 @@ static const struct vd_profile profiles[] = {
                         },
         },
         {
+                /* NVIDIA on XWayland (README.md [N6]): the device lists VK_EXT_present_timing but
+                 * no surface supports it ("NVIDIA does not support present timing on Xwayland at
+                 * all"); no FIFO_RELAXED; present wait and VK_NV_low_latency2 as on Wayland. */
+                .name = "nvidia-xwayland",
+                .domains = VD_DOMAINS_STAGE_AND_SWAPCHAIN,
+                .stage_domain_id = 0,
+                .swapchain_domain_id = 1,
+                /* What a surface with present timing would report: none here does. */
+                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
+                          VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
+                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
+                .absolute = true,
+                .no_surface_timing = true,
+                .refresh = VD_REFRESH_EXACT,
+                .fifo_latest_ready = true,
+                .low_latency2 = true,
+                .modes = VD_MODE_BIT(VD_MODE_MAILBOX) | VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY) |
+                         VD_MODE_BIT(VD_MODE_FIFO) | VD_MODE_BIT(VD_MODE_IMMEDIATE),
+                .report_quantum_ns = 1,
+                .clock = {{18000567891234ll, 10000},
+                          {18000567891234ll, 10000},
+                          {18000567891234ll, 10000},
+                          {18000567891234ll, 10000}},
+        },
+        {
+                /* NVIDIA on native X11 (README.md [N7]): present timing there is not confirmed by
+                 * any source, so its surfaces take none; FIFO_RELAXED assumed listed. */
+                .name = "nvidia-x11",
+                .domains = VD_DOMAINS_STAGE_AND_SWAPCHAIN,
+                .stage_domain_id = 0,
+                .swapchain_domain_id = 1,
+                /* What a surface with present timing would report: none here does. */
+                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
+                          VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
+                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
+                .absolute = true,
+                .no_surface_timing = true,
+                .refresh = VD_REFRESH_EXACT,
+                .fifo_latest_ready = true,
+                .low_latency2 = true,
+                .modes = ALL_MODES,
+                .report_quantum_ns = 1,
+                .clock = {{18000567891234ll, 10000},
+                          {18000567891234ll, 10000},
+                          {18000567891234ll, 10000},
+                          {18000567891234ll, 10000}},
+        },
+        {
                 /* The display before profiles: CLOCK_MONOTONIC for everything. */
                 .name = "monotonic",
                 .domains = VD_DOMAINS_MONOTONIC,
@@ -162,7 +210,9 @@ const struct vd_profile *vd_profile_named(const char *name)
 
 const char *vd_profile_names(void)
 {
-	return "spec, mesa-x11, mesa-wayland, mesa-wayland-basic, xwayland, nvidia, monotonic";
+	return "spec, mesa-x11, mesa-wayland, mesa-wayland-basic, xwayland, nvidia, nvidia-xwayland, "
+	       "nvidia-x11, "
+	       "monotonic";
 }
 
 static const struct vd_profile *chosen;

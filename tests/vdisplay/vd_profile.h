@@ -43,11 +43,12 @@ struct vd_profile {
 	bool absolute, relative;       /* presentAt{Absolute,Relative}TimeSupported of its surfaces */
 	bool partial;                  /* honours VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS */
 	enum vd_refresh_report refresh;
-	bool fifo_latest_ready;    /* offers the mode and its extensions */
-	bool low_latency2;         /* offers VK_NV_low_latency2 (vd_latency.h) */
-	uint32_t modes;            /* the present modes its surfaces list: 1 << vd_mode */
-	bool leak_failed_slot;     /* a present that fails keeps a results slot that never completes */
-	bool fail_retired;         /* a present to a retired swapchain fails with OUT_OF_DATE */
+	bool fifo_latest_ready; /* offers the mode and its extensions */
+	bool low_latency2;      /* offers VK_NV_low_latency2 (vd_latency.h) */
+	bool no_surface_timing; /* the device lists VK_EXT_present_timing, its surfaces do not support it */
+	uint32_t modes;         /* the present modes its surfaces list: 1 << vd_mode */
+	bool leak_failed_slot;  /* a present that fails keeps a results slot that never completes */
+	bool fail_retired;      /* a present to a retired swapchain fails with OUT_OF_DATE */
 	bool per_swapchain_clocks; /* each swapchain's stage clocks are offset by its number */
 	int64_t report_quantum_ns; /* reported dequeue and pixel times are truncated to this */
 	int64_t report_jitter_ns;  /* ... after noise of +- this (X11's UST); 0: none */
