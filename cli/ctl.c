@@ -307,6 +307,31 @@ static void trim_number(char *s)
 		s[--len] = '\0';
 }
 
+/* Under a swapchain's row, where its latency is measured: the latency in three parts, each p50 /
+ * p99 (lowlat-stats' "latency parts"), and where the display part ends. */
+static void parts_row(const char *part)
+{
+	static const struct {
+		const char *key, *words;
+	} until_words[] = {{"out", "the first pixel out"},
+	                   {"visible", "the first pixel visible"},
+	                   {"dequeued", "taken by the compositor"}};
+	char game[32], gpu[32], display[32], until[24];
+	const char *until_text = "-";
+
+	field(part, "game_ms", game, sizeof(game));
+	field(part, "gpu_ms", gpu, sizeof(gpu));
+	field(part, "display_ms", display, sizeof(display));
+	field(part, "until", until, sizeof(until));
+	if (!display[0] || !strcmp(display, "-/-"))
+		return;
+	for (size_t i = 0; i < sizeof(until_words) / sizeof(until_words[0]); i++)
+		if (!strcmp(until, until_words[i].key))
+			until_text = until_words[i].words;
+	printf("%-20s %-8s   game %s  GPU %s  display %s ms (until %s)\n", "", "", game, gpu, display,
+	       until_text);
+}
+
 /* One table row per swapchain of a `stats` reply. */
 static void status_rows(const struct game *g, const char *reply)
 {
@@ -339,6 +364,7 @@ static void status_rows(const struct game *g, const char *reply)
 			snprintf(latency, sizeof(latency), "-");
 		printf("%-20.20s %-8ld %-11s %-18s %-13s %7.1f  %s\n", g->key, g->pid, size, capcol, level,
 		       atof(fps), latency);
+		parts_row(p);
 		shown++;
 	}
 	if (!shown)
@@ -373,13 +399,16 @@ int lowlat_status(int argc, char **argv)
 		if (!strcmp(argv[i], "--once")) {
 			once = true;
 		} else {
-			fprintf(stderr, "usage: lowlat status [--once]\n"
-			                "Each running game's swapchains: cap, pacing level, frame rate and, "
-			                "where the\n"
-			                "level measures it, latency (frame start to first pixel). Redrawn "
-			                "every second\n"
-			                "on a terminal until interrupted; --once (or output to a pipe) "
-			                "prints it once.\n");
+			fprintf(stderr,
+			        "usage: lowlat status [--once]\n"
+			        "Each running game's swapchains: cap, pacing level, frame rate and, "
+			        "where the\n"
+			        "level measures it, latency (frame start to first pixel) and its parts "
+			        "(game, GPU,\n"
+			        "display, each p50/p99). Redrawn "
+			        "every second\n"
+			        "on a terminal until interrupted; --once (or output to a pipe) "
+			        "prints it once.\n");
 			return 2;
 		}
 	}

@@ -40,7 +40,8 @@
 	X(driver_ns, "CPU time the present returned from the driver (handed over)")                          \
 	X(target_ns, "pacing target: requested display time (present_timing) or the wait's deadline")        \
 	X(predicted_ready_ns, "predicted render-to-ready duration (ns) the target allowed for")              \
-	X(queue_done_ns, "display-reported: queue operations of the present done (present_timing)")          \
+	X(queue_done_ns,                                                                                     \
+	  "GPU work done: display-reported (present_timing), or drm: ready fence seen by then")              \
 	X(latched_ns, "display-reported: present request dequeued/latched (present_timing)")                 \
 	X(pixel_out_ns, "display-reported: first pixel out (present_timing)")                                \
 	X(pixel_visible_ns, "display-reported: first pixel visible (present_timing)")                        \

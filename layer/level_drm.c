@@ -108,6 +108,7 @@ static void observe(struct lowlat_frame *f)
 	if (!r->active)
 		return;
 	r->released = false;
+	r->ready_seen_ns = LOWLAT_LOG_UNKNOWN;
 	r->present_ns = entry_ns;
 	/* The frame's own time: from the release (this swapchain's previous present returned there,
 	 * the grid having planned it) to this present, or to the end of its GPU work where the
@@ -203,6 +204,8 @@ static int64_t hold(struct lowlat_frame *f, int64_t release_ns)
 
 	if (seen != LOWLAT_READY_NONE && ready_ns > r->sample_end_ns)
 		r->sample_end_ns = ready_ns;
+	r->ready_seen_ns =
+	        seen == LOWLAT_READY_BEFORE || seen == LOWLAT_READY_AT ? ready_ns : LOWLAT_LOG_UNKNOWN;
 	return release_ns;
 }
 
@@ -230,6 +233,8 @@ static void log_row(const struct lowlat_frame *f, struct lowlat_log_record *rec)
 		return;
 	rec->fallback = LOWLAT_LOG_FALLBACK_DRM;
 	rec->refresh_ns = r->grid.period_ns;
+	/* The frame's GPU work done by then, from its ready fence (ready_fence.h). */
+	rec->queue_done_ns = r->ready_seen_ns;
 	/* The vblank planned for the frame, also where its release was the app's latency sleep's
 	 * (whose row would otherwise hold that release as its target). */
 	if (f->target_ns != LOWLAT_LOG_UNKNOWN) {

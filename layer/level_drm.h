@@ -70,6 +70,9 @@ struct lowlat_swapchain_refresh {
 	bool sample_due;
 	int64_t sample_end_ns;
 	struct lowlat_ready_fences fences;
+	/* When the frame being presented was seen done by its fence (at or before then), for the
+	 * log's queue_done_ns; LOWLAT_LOG_UNKNOWN when it was not by the release. */
+	int64_t ready_seen_ns;
 	char what[32]; /* "swapchain WxH", for messages */
 };
 

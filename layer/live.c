@@ -81,13 +81,16 @@ void lowlat_live_present(struct lowlat_live *live, int64_t t_ns)
 	live->window_presents = 0;
 }
 
-void lowlat_live_latency(struct lowlat_live *live, int64_t latency_ns)
+void lowlat_live_latency(struct lowlat_live *live, const int64_t parts_ns[LOWLAT_LIVE_PARTS],
+                         const char *display_until)
 {
-	if (!live || latency_ns <= 0)
+	if (!live || parts_ns[LOWLAT_LIVE_TOTAL] <= 0)
 		return;
 	/* One writer (the presenting thread, which reads the display's reports): no race on next. */
 	uint32_t next = atomic_load_explicit(&live->latency_next, memory_order_relaxed);
-	atomic_store_explicit(&live->latency_ns[next], latency_ns, memory_order_relaxed);
+	for (int p = 0; p < LOWLAT_LIVE_PARTS; p++)
+		atomic_store_explicit(&live->latency_ns[p][next], parts_ns[p], memory_order_relaxed);
+	atomic_store_explicit(&live->display_until, display_until, memory_order_relaxed);
 	atomic_store_explicit(&live->latency_next, (next + 1) % LOWLAT_LIVE_LATENCIES, memory_order_relaxed);
 	if (atomic_load_explicit(&live->latency_count, memory_order_relaxed) < LOWLAT_LIVE_LATENCIES)
 		atomic_fetch_add_explicit(&live->latency_count, 1, memory_order_relaxed);
@@ -99,23 +102,49 @@ static int compare_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* "p50_ms=3.40 p99_ms=5.21" from the kept samples (nearest rank), "-" for none. */
-static void latency_text(struct lowlat_live *l, char *dst, size_t size)
+/* The p50 and p99 of one part over the kept samples where it is known (nearest rank); false for none. */
+static bool part_percentiles(struct lowlat_live *l, int part, double *p50_ms, double *p99_ms)
 {
 	int64_t sorted[LOWLAT_LIVE_LATENCIES];
-	uint32_t n = atomic_load_explicit(&l->latency_count, memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&l->latency_count, memory_order_relaxed), known = 0;
 
 	if (n > LOWLAT_LIVE_LATENCIES)
 		n = LOWLAT_LIVE_LATENCIES;
-	if (!n) {
-		snprintf(dst, size, "p50_ms=- p99_ms=-");
-		return;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t v = atomic_load_explicit(&l->latency_ns[part][i], memory_order_relaxed);
+		if (v >= 0)
+			sorted[known++] = v;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		sorted[i] = atomic_load_explicit(&l->latency_ns[i], memory_order_relaxed);
-	qsort(sorted, n, sizeof(sorted[0]), compare_i64);
-	snprintf(dst, size, "p50_ms=%.2f p99_ms=%.2f", (double)sorted[(n - 1) / 2] * 1e-6,
-	         (double)sorted[(uint32_t)ceil(n * 0.99) - 1] * 1e-6);
+	if (!known)
+		return false;
+	qsort(sorted, known, sizeof(sorted[0]), compare_i64);
+	*p50_ms = (double)sorted[(known - 1) / 2] * 1e-6;
+	*p99_ms = (double)sorted[(uint32_t)ceil(known * 0.99) - 1] * 1e-6;
+	return true;
+}
+
+/* "p50_ms=3.40 p99_ms=5.21 game_ms=0.80/1.10 gpu_ms=-/- display_ms=2.20/3.50 until=out" from the
+ * kept samples, "-" where unknown. */
+static void latency_text(struct lowlat_live *l, char *dst, size_t size)
+{
+	static const char *const names[LOWLAT_LIVE_PARTS] = {"", "game", "gpu", "display"};
+	const char *until = atomic_load_explicit(&l->display_until, memory_order_relaxed);
+	double p50, p99;
+	size_t len;
+
+	if (part_percentiles(l, LOWLAT_LIVE_TOTAL, &p50, &p99))
+		len = (size_t)snprintf(dst, size, "p50_ms=%.2f p99_ms=%.2f", p50, p99);
+	else
+		len = (size_t)snprintf(dst, size, "p50_ms=- p99_ms=-");
+	for (int p = LOWLAT_LIVE_GAME; p < LOWLAT_LIVE_PARTS && len < size; p++) {
+		if (part_percentiles(l, p, &p50, &p99))
+			len += (size_t)snprintf(dst + len, size - len, " %s_ms=%.2f/%.2f", names[p], p50,
+			                        p99);
+		else
+			len += (size_t)snprintf(dst + len, size - len, " %s_ms=-/-", names[p]);
+	}
+	if (len < size)
+		snprintf(dst + len, size - len, " until=%s", until ? until : "-");
 }
 
 void lowlat_live_describe(char *dst, size_t size, int64_t now_ns)
@@ -133,7 +162,7 @@ void lowlat_live_describe(char *dst, size_t size, int64_t now_ns)
 	for (unsigned i = 0; i < LOWLAT_LIVE_SLOTS && len < size; i++) {
 		struct lowlat_live *l = &slots[i];
 		struct lowlat_config cfg;
-		char spec[48], latency[64];
+		char spec[48], latency[160];
 		const char *level;
 		int64_t t;
 		int n;

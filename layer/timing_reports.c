@@ -146,6 +146,26 @@ static void keep_for_app(struct lowlat_swapchain_timing *t, const VkPastPresenta
 	}
 }
 
+/* The frame's latency for `lowlat status`, whole and in parts (live.h): its GPU work done at
+ * ready_ns (0: not reported; a frame done before its present call counts 0 there), shown at out_ns
+ * by the swapchain's phase stage. */
+static void live_latency(struct lowlat_swapchain *sc, const struct lowlat_pending_present *p,
+                         int64_t ready_ns, int64_t out_ns)
+{
+	int64_t done = ready_ns ? (ready_ns > p->present_ns ? ready_ns : p->present_ns) : 0;
+	const int64_t parts[LOWLAT_LIVE_PARTS] = {
+	        [LOWLAT_LIVE_TOTAL] = out_ns - p->frame_start_ns,
+	        [LOWLAT_LIVE_GAME] = p->present_ns - p->frame_start_ns,
+	        [LOWLAT_LIVE_GPU] = done ? done - p->present_ns : -1,
+	        [LOWLAT_LIVE_DISPLAY] = out_ns - (done ? done : p->present_ns),
+	};
+	const char *until =
+	        sc->timing.phase_stage == VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT ? "visible"
+	        : sc->timing.phase_stage == VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT   ? "out"
+	                                                                                     : "dequeued";
+	lowlat_live_latency(sc->cap.live, parts, until);
+}
+
 static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
@@ -201,9 +221,10 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
 	    ready_ns - p->blocked_ns > p->frame_start_ns)
 		lowlat_ready_note(&t->ready, ready_ns - p->blocked_ns - p->frame_start_ns);
-	/* What `lowlat status` shows as latency: the frame's start to its first pixel. */
+	/* What `lowlat status` shows as latency: the frame's start to its first pixel (or to when the
+	 * compositor took it, where that is all the driver reports), and its parts. */
 	if (out_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && out_ns > p->frame_start_ns)
-		lowlat_live_latency(sc->cap.live, out_ns - p->frame_start_ns);
+		live_latency(sc, p, ready_ns, out_ns);
 	/* A frame that went out a refresh or more after its target while the refresh it was meant for
 	 * showed the frame before it waited behind that frame in the FIFO queue (a start-up burst, or
 	 * one late frame: everything after it then queues a refresh behind). Every later frame waits as

@@ -175,6 +175,85 @@ def latencies_ns(log):
     return out, used
 
 
+# Where each part of a frame's latency ends, and what that point is called (lowlat-stats' definitions).
+# queue_done_ns comes from the display's report, or on the drm level from lowlat's ready fence.
+GPU_STAGES = {"drm": "ready fence"}
+GPU_REPORTED = "queue operations done (display report)"
+SHOWN_STAGES = {
+    "pixel_visible_ns": "first pixel visible",
+    "pixel_out_ns": "first pixel out",
+    "latched_ns": "taken by the compositor",
+    "present_wait_ns": "present wait returned",
+}
+
+
+def latency_parts(log):
+    """Per frame whose start is known: (time since the first present in s, game ns, GPU ns or None,
+    display ns or None, display stage or None). game: frame start -> present call; GPU: present call
+    -> its GPU work done (a frame done before the call counts 0); display: GPU done (the present call
+    where that is unknown) -> shown, by the best display time the row has (DISPLAY_SOURCES)."""
+    start, present, done = log.col("frame_start_ns"), log.col("present_ns"), log.col("queue_done_ns")
+    out = []
+    for i, (shown, source) in enumerate(display_times(log)):
+        if start[i] is None:
+            continue
+        gpu_done = max(done[i], present[i]) if done[i] is not None else None
+        gpu = gpu_done - present[i] if gpu_done is not None else None
+        display = shown - (gpu_done if gpu_done is not None else present[i]) if shown is not None else None
+        out.append(((present[i] - present[0]) / 1e9, present[i] - start[i], gpu, display,
+                    SHOWN_STAGES.get(source)))
+    return out
+
+
+def _part(values, stage):
+    """p50/p99 of one part (ms), its frames and the stage it ends at; values None where unknown."""
+    known = [v for v in values if v is not None]
+    return {"p50_ms": _ms(percentile(known, 50)), "p99_ms": _ms(percentile(known, 99)),
+            "frames": len(known), "stage": stage if known else None}
+
+
+def latency_split(log):
+    """The latency in three parts (latency_parts), each one's p50 and p99, and one verdict line:
+    which part dominates and what helps, in lowlat's settings where it can."""
+    parts = latency_parts(log)
+    if not parts:
+        return None
+    fallbacks = count(log.col("fallback"))
+    fallback = max(fallbacks, key=fallbacks.get) if fallbacks else None
+    stages = count([p[4] for p in parts])
+    game = _part([p[1] for p in parts], "present call")
+    gpu = _part([p[2] for p in parts], GPU_STAGES.get(fallback, GPU_REPORTED))
+    display = _part([p[3] for p in parts], max(stages, key=stages.get) if stages else None)
+    display["from"] = "gpu" if gpu["frames"] else "present call" if display["frames"] else None
+    refresh = percentile([r for r in log.col("refresh_ns") if r], 50)
+    return {"game": game, "gpu": gpu, "display": display,
+            "verdict": verdict(game, gpu, display, refresh)}
+
+
+def verdict(game, gpu, display, refresh_ns):
+    """One line: where the latency goes and what helps; where a part is unknown, what is missing."""
+    if display["p50_ms"] is None:
+        return ("unknown: the driver reports no display times (present timing or present wait), so "
+                f"only the game part is known ({game['p50_ms']:.2f} ms p50)")
+    why = ""
+    if gpu["p50_ms"] is None:
+        why = " (the GPU part is unknown: no report of when its work was done; the display part counts from the present call)"
+    known = {name: part["p50_ms"] for name, part in (("game", game), ("GPU", gpu), ("display", display))
+             if part["p50_ms"] is not None}
+    top = max(known, key=known.get)
+    refresh_ms = refresh_ns / 1e6 if refresh_ns else None
+    if top == "display" and refresh_ms and known["display"] > refresh_ms:
+        return (f"queued behind the display: frames wait {known['display'] / refresh_ms:.1f} refreshes until "
+                f"{display['stage']}; set max_latency_frames 1, a cap under the refresh rate (fps "
+                f"\"refresh-3\"), or present_mode fifo_latest_ready{why}")
+    if top == "display":
+        return (f"no queue behind the display: its part is the wait for the next refresh{why}"
+                if refresh_ms else f"the display part is the largest; its refresh is unknown{why}")
+    if top == "GPU":
+        return f"GPU-bound: a cap a few fps lower (the GPU then idles before each frame), or anti-lag{why}"
+    return f"the game's own CPU time is the largest part: nothing a limiter can do about it{why}"
+
+
 def refresh_slips(log):
     """{refreshes late: frames}: display time minus target in refresh durations, rounded to the
     nearest whole refresh, for frames where target, display time and refresh are all known.
@@ -252,6 +331,7 @@ def stats(log):
             "p95": _ms(percentile(lat, 95)),
             "p99": _ms(percentile(lat, 99)),
         } if lat else None,
+        "latency_parts": latency_split(log),
         "refresh_slips": {str(k): v for k, v in sorted(slips.items())} if slips else None,
         "present_modes": count(log.col("present_mode")),
         "fallbacks": count(log.col("fallback")),

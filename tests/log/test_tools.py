@@ -123,6 +123,64 @@ class Stats(unittest.TestCase):
         self.assertEqual(s["present_modes"], {"FIFO": 601})
         self.assertEqual(s["fallbacks"], {"timing": 601})
 
+    def test_latency_parts(self):
+        # a.csv: every frame starts 5 ms before its present and is shown 3 ms after it plus its slip;
+        # no GPU report. Game 5 ms; display 3 ms for 591 frames (p50 3 ms), so no queue (a refresh
+        # is 16.7 ms) and the game's part is the largest; the verdict says the GPU part is unknown.
+        (s,) = self.stats_json(self.a)
+        parts = s["latency_parts"]
+        self.assertAlmostEqual(parts["game"]["p50_ms"], 5.0, places=9)
+        self.assertAlmostEqual(parts["game"]["p99_ms"], 5.0, places=9)
+        self.assertIsNone(parts["gpu"]["p50_ms"])
+        self.assertIsNone(parts["gpu"]["p99_ms"])
+        self.assertIsNone(parts["gpu"]["stage"])
+        self.assertAlmostEqual(parts["display"]["p50_ms"], 3.0, places=9)
+        # p99 at rank 594 (of 601, from 0): a frame one refresh late.
+        self.assertAlmostEqual(parts["display"]["p99_ms"], 3.0 + REFRESH / 1e6, places=9)
+        self.assertEqual(parts["display"]["stage"], "first pixel visible")
+        self.assertEqual(parts["display"]["from"], "present call")
+        self.assertTrue(parts["verdict"].startswith("the game's own CPU time is the largest part"))
+        self.assertIn("the GPU part is unknown", parts["verdict"])
+
+        def frames(game_ms, gpu_ms, display_ms, fallback="timing", shown="pixel_out_ns"):
+            rows, t = [], T0
+            for i in range(100):
+                t += REFRESH
+                rows.append({"frame": i, "frame_start_ns": t - int(game_ms * 1e6), "present_ns": t,
+                             "queue_done_ns": t + int(gpu_ms * 1e6),
+                             shown: t + int((max(gpu_ms, 0) + display_ms) * 1e6),
+                             "present_mode": "FIFO", "refresh_ns": REFRESH, "fallback": fallback})
+            return rows
+
+        cases = {
+            # Shown 2.5 refreshes after its GPU work: a queue behind V-Sync.
+            "queued": (frames(2, 1, 2.5 * REFRESH / 1e6), "queued behind the display: frames wait 2.5 refreshes "
+                                                          "until first pixel out"),
+            # 10 ms of GPU work after the call, shown 3 ms later.
+            "gpu": (frames(1, 10, 3, fallback="drm", shown="latched_ns"), "GPU-bound"),
+            # GPU work done 2 ms before the call: it counts 0; shown 4 ms after the call.
+            "early": (frames(6, -2, 4), "the game's own CPU time"),
+            # Shown half a refresh after the work: the wait for the next refresh, no queue.
+            "vsync": (frames(1, 1, REFRESH / 2e6), "no queue behind the display"),
+        }
+        for name, (rows, verdict) in cases.items():
+            path = os.path.join(self.tmp.name, f"parts-{name}.csv")
+            write_log(path, rows)
+            (p,) = [x["latency_parts"] for x in self.stats_json(path)]
+            with self.subTest(name):
+                self.assertTrue(p["verdict"].startswith(verdict), p["verdict"])
+                if name == "gpu":
+                    self.assertAlmostEqual(p["gpu"]["p50_ms"], 10.0, places=6)
+                    self.assertEqual(p["gpu"]["stage"], "ready fence")
+                    self.assertEqual(p["display"]["stage"], "taken by the compositor")
+                if name == "early":
+                    self.assertEqual(p["gpu"]["p50_ms"], 0.0)
+                    self.assertAlmostEqual(p["display"]["p50_ms"], 4.0, places=6)
+                    self.assertEqual(p["gpu"]["stage"], "queue operations done (display report)")
+        table = run("lowlat-stats", os.path.join(self.tmp.name, "parts-queued.csv")).stdout
+        self.assertRegex(table, r"(?m)^display p50 \(ms\)\s+41\.667$")
+        self.assertRegex(table, r"(?m)^verdict \(parts-queued\.csv\): queued behind the display")
+
     def test_dropped_records_are_not_long_frames(self):
         (s,) = self.stats_json(self.b)
         self.assertEqual(s["frames"], 591)
@@ -239,11 +297,16 @@ class Plot(unittest.TestCase):
             texts = " ".join(t.text or "" for t in root.iter(ns + "text"))
             self.assertIn("a.csv", texts)
             self.assertIn("b.csv", texts)
-            for title in ("Frame time", "Latency: frame start to display", "Frame-time distribution (log scale)"):
+            for title in ("Frame time", "Latency: frame start to display", "Frame-time distribution (log scale)",
+                          "Latency in parts: a.csv (display until first pixel visible)"):
                 self.assertIn(title, texts)
+            # b.csv has no frame starts: no parts panel of its own.
+            self.assertNotIn("Latency in parts: b.csv", texts)
+            self.assertIn("verdict: the game's own CPU time is the largest part", texts)
             # Frame time: both logs; latency: only a.csv.
             self.assertEqual(len(list(root.iter(ns + "polyline"))), 3)
-            self.assertEqual(len(list(root.iter(ns + "polygon"))), 2)
+            # The histogram's outline per log, and a.csv's three parts stacked.
+            self.assertEqual(len(list(root.iter(ns + "polygon"))), 2 + 3)
             for line in root.iter(ns + "polyline"):
                 for pair in line.get("points").split():
                     x, y = map(float, pair.split(","))

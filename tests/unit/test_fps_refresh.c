@@ -131,24 +131,31 @@ static void test_live(void)
 	CHECK(l && other && l != other);
 	lowlat_live_release(other);
 	lowlat_live_describe(reply, sizeof(reply), t);
-	CHECK_STR(reply, "ok stats now_ns=1000000000 last_present_ns=0; 500x400 cap=0.000 spec=0 level=- "
-	                 "fps=0.00 p50_ms=- p99_ms=- presents=0");
+	CHECK_STR(reply,
+	          "ok stats now_ns=1000000000 last_present_ns=0; 500x400 cap=0.000 spec=0 level=- "
+	          "fps=0.00 p50_ms=- p99_ms=- game_ms=-/- gpu_ms=-/- display_ms=-/- until=- presents=0");
 	lowlat_live_cap(l, 60000, &c, "timing");
 	/* 61 presents 1/60 s apart: two full windows of half a second. */
 	for (int i = 0; i <= 60; i++)
 		lowlat_live_present(l, t + i * 1000000000ll / 60);
-	for (int i = 1; i <= 100; i++)
-		lowlat_live_latency(l, i * 100000ll); /* 0.1 .. 10 ms */
+	/* 0.1 .. 10 ms: a tenth the game's, the GPU's known on even frames only (3/10), the rest the
+	 * display's. */
+	for (int i = 1; i <= 100; i++) {
+		const int64_t parts[LOWLAT_LIVE_PARTS] = {i * 100000ll, i * 10000ll, i % 2 ? -1 : i * 30000ll,
+		                                          i * 60000ll};
+		lowlat_live_latency(l, parts, "out");
+	}
 	t += 1000000000;
 	lowlat_live_describe(reply, sizeof(reply), t);
 	CHECK_STR(reply, "ok stats now_ns=2000000000 last_present_ns=2000000000; 500x400 cap=60.000 "
-	                 "spec=refresh/2 level=timing fps=60.00 p50_ms=5.00 p99_ms=9.90 presents=61");
+	                 "spec=refresh/2 level=timing fps=60.00 p50_ms=5.00 p99_ms=9.90 game_ms=0.50/0.99 "
+	                 "gpu_ms=1.50/3.00 display_ms=3.00/5.94 until=out presents=61");
 	/* Idle for longer than LOWLAT_LIVE_IDLE_NS: 0 fps. */
 	lowlat_live_describe(reply, sizeof(reply), t + LOWLAT_LIVE_IDLE_NS);
 	CHECK(strstr(reply, " fps=0.00 ") != NULL);
 	/* Only the last LOWLAT_LIVE_LATENCIES samples count. */
 	for (int i = 0; i < LOWLAT_LIVE_LATENCIES; i++)
-		lowlat_live_latency(l, 20000000);
+		lowlat_live_latency(l, (const int64_t[LOWLAT_LIVE_PARTS]){20000000, 1, -1, 2}, "dequeued");
 	lowlat_live_describe(reply, sizeof(reply), t);
 	CHECK(strstr(reply, "p50_ms=20.00 p99_ms=20.00") != NULL);
 	/* A reply too short for a swapchain ends before it. */
@@ -163,7 +170,7 @@ static void test_live(void)
 		CHECK((all[i] = lowlat_live_claim(1, 1)) != NULL);
 	CHECK(lowlat_live_claim(1, 1) == NULL);
 	lowlat_live_present(NULL, t);
-	lowlat_live_latency(NULL, 1);
+	lowlat_live_latency(NULL, (const int64_t[LOWLAT_LIVE_PARTS]){1, 1, 1, 1}, "out");
 	lowlat_live_cap(NULL, 1, &c, "cpu");
 	for (int i = 0; i < LOWLAT_LIVE_SLOTS; i++)
 		lowlat_live_release(all[i]);

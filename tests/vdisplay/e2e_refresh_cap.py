@@ -15,7 +15,8 @@ Scenarios, vkcube through lowlat on the virtual display (lowlat at its default v
 - cycle: vkcube uncapped at 120 Hz, then `lowlat ctl cycle 60,90,0` three times, 2.5 s apart: the
   display's new images a second in each stretch (after 0.5 s to settle) are 60, 90, then 120 again
   (uncapped FIFO: the refresh rate), each within 3%; `lowlat status --once` shows the running game
-  at cap 60 on level "timing" with a latency measured.
+  at cap 60 on level "timing" with a latency measured, and under its row that latency in three
+  parts (game, GPU, display).
 A run the shared machine slowed (a stretch below its rate, never above) is run again, up to 3
 runs; a stretch above its rate, or the same shortfall 3 times, fails.
 """
@@ -199,9 +200,15 @@ def cycle(args, tmp):
         judge(name, rate(rows, t0 + settle, t1), want)
     print("\n".join(lowlat_lines(out)))
     print("lowlat status --once while at 60:\n" + status)
-    row = [ln for ln in status.splitlines() if ln.startswith("vkcube")]
-    if len(row) != 1 or not re.search(r"\b500x500 +60 +timing +\d+\.\d +\d+\.\d\d / \d+\.\d\d ms$", row[0]):
+    lines = status.splitlines()
+    row = [i for i, ln in enumerate(lines) if ln.startswith("vkcube")]
+    if len(row) != 1 or not re.search(r"\b500x500 +60 +timing +\d+\.\d +\d+\.\d\d / \d+\.\d\d ms$", lines[row[0]]):
         raise Fail(f"lowlat status does not show vkcube at cap 60 on \"timing\" with its latency: {row}")
+    # Under it, the latency in three parts, each p50/p99, and where the display part ends.
+    parts = lines[row[0] + 1] if row[0] + 1 < len(lines) else ""
+    if not re.search(r"^ +game \d+\.\d\d/\d+\.\d\d  GPU \d+\.\d\d/\d+\.\d\d  display \d+\.\d\d/\d+\.\d\d ms "
+                     r"\(until the first pixel (out|visible)\)$", parts):
+        raise Fail(f"lowlat status does not show vkcube's latency in three parts under its row: {parts!r}")
 
 
 def main():
