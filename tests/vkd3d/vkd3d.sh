@@ -56,10 +56,10 @@ export VKD3D_DEBUG=none LOWLAT_FPS=60
 #   that domain (libs/vkd3d/swapchain.c, dxgi_vk_swap_chain_poll_single_calibration); lavapipe
 #   lists DEVICE and CLOCK_MONOTONIC only. lowlat never calibrates CLOCK_MONOTONIC_RAW;
 # - where the driver has VK_NV_low_latency2, it sets latency markers on the game thread (swapchain.c,
-#   vkSetLatencyMarkerNV) while its queue thread presents to the same swapchain, whose handle a
-#   present uses externally synchronized. Where lowlat provides the extension the markers stop in
-#   lowlat, and validation below it does not see them.
-E2E_VVL_APP_OWNED='VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354.*CLOCK_MONOTONIC_RAW|Threading-MultipleThreads-Read.*vkSetLatencyMarkerNV.*vkQueuePresentKHR'
+#   vkSetLatencyMarkerNV) while its queue thread acquires from and presents to the same swapchain,
+#   whose handle those use externally synchronized. Where lowlat provides the extension the markers
+#   stop in lowlat, and validation below it does not see them.
+E2E_VVL_APP_OWNED='VUID-VkCalibratedTimestampInfoKHR-timeDomain-02354.*CLOCK_MONOTONIC_RAW|Threading-MultipleThreads-Read.*vkSetLatencyMarkerNV.*"vkd3d_queue"'
 export E2E_VVL_APP_OWNED
 
 on_display() {
