@@ -28,7 +28,7 @@ enum lowlat_config_key {
 	LOWLAT_KEY_COUNT
 };
 
-/* Where the limiter waits; the pacing core (layer/pace.h) defines what each means. "late" is the
+/* Where the limiter waits; the pacing core (layer/brain/pace.h) defines what each means. "late" is the
  * default because it samples input as late as the cap allows. */
 enum lowlat_method {
 	LOWLAT_METHOD_LATE,

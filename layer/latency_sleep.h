@@ -26,8 +26,8 @@
 
 #include "chain.h"
 #include "latency_book.h"
-#include "pace.h"
-#include "pace_display.h"
+#include "brain/pace.h"
+#include "brain/pace_display.h"
 #include "wait_point.h"
 
 enum lowlat_latency_mode {

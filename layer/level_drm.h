@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pace_display.h"
+#include "brain/pace_display.h"
 #include "ready_fence.h"
 #include "refresh.h"
 

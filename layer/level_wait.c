@@ -8,7 +8,7 @@
 #include "clock.h"
 #include "level.h"
 #include "log.h"
-#include "pace_wait.h"
+#include "brain/pace_wait.h"
 #include "present_call.h"
 #include "present_ids.h"
 #include "swapchain.h"

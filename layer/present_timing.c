@@ -199,11 +199,6 @@ void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainC
  * 540 Hz, 1.85 ms. */
 #define REFRESH_MIN_NS 500000ll /* 500 us */
 
-/* A refresh that moved by less than this is the same display (Mesa's X11 WSI re-estimates the rate
- * from each frame's timestamps and reports every move of a microsecond or more): the grid keeps its
- * phase and targets. 0.2%: 17 us at 120 Hz, far under a mode change. */
-#define REFRESH_SAME_PPM 2000
-
 bool lowlat_timing_properties(struct lowlat_swapchain *sc)
 {
 	struct lowlat_device *dev = sc->device;
@@ -220,8 +215,6 @@ bool lowlat_timing_properties(struct lowlat_swapchain *sc)
 	/* refreshInterval UINT64_MAX: variable refresh, refreshDuration the shortest; 0 (Mesa's X11 and
 	 * Wayland): not known whether it varies, taken as the fixed rate it reports. */
 	bool vrr = props.refreshInterval == UINT64_MAX;
-	bool same = t->refresh_known && vrr == t->vrr &&
-	            llabs(refresh - t->refresh_ns) <= t->refresh_ns / 1000000 * REFRESH_SAME_PPM;
 	t->properties_counter = counter;
 	if (refresh < REFRESH_MIN_NS) {
 		snprintf(t->unusable, sizeof(t->unusable),
@@ -229,12 +222,7 @@ bool lowlat_timing_properties(struct lowlat_swapchain *sc)
 		         refresh);
 		return false;
 	}
-	t->refresh_ns = refresh;
-	t->vrr = vrr;
-	/* A new rate invalidates the phase and the planned target; an estimate that moved keeps both. */
-	if (!same)
-		t->have_vblank = t->have_target = false;
-	t->refresh_known = true;
+	lowlat_tb_refresh(&t->brain, refresh, vrr);
 	return true;
 }
 
@@ -265,7 +253,7 @@ const char *lowlat_timing_describe(const struct lowlat_swapchain *sc, char *buf,
 	};
 	const struct lowlat_swapchain_timing *t = &sc->timing;
 
-	snprintf(buf, size, "%s; %s", kind[t->targets],
+	snprintf(buf, size, "%s; %s", kind[t->brain.targets],
 	         t->clocks.monotonic                                   ? "times on CLOCK_MONOTONIC"
 	         : t->domain == VK_TIME_DOMAIN_PRESENT_STAGE_LOCAL_EXT ? "present-stage clocks calibrated"
 	                                                               : "swapchain clock calibrated");
@@ -405,14 +393,15 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
 		return "the swapchain offers no time domain lowlat can use";
 	t->stage_queries = setup->stage_queries;
 	t->phase_stage = phase_stage(setup->stage_queries);
-	t->targets = setup->absolute   ? LOWLAT_TARGETS_ABSOLUTE
-	             : setup->relative ? LOWLAT_TARGETS_RELATIVE
-	                               : LOWLAT_TARGETS_NONE;
+	lowlat_tb_init(&t->brain,
+	               setup->absolute   ? LOWLAT_TARGETS_ABSOLUTE
+	               : setup->relative ? LOWLAT_TARGETS_RELATIVE
+	                                 : LOWLAT_TARGETS_NONE,
+	               bench_margin_ns());
 	if (!lowlat_timing_calibrate(sc))
 		return "the swapchain's present-stage clocks could not be calibrated against CLOCK_MONOTONIC";
 	t->active = true;
-	t->prev_target_ns = t->sample_start_ns = LOWLAT_LOG_UNKNOWN;
-	t->margin_ns = bench_margin_ns();
+	t->sample_start_ns = LOWLAT_LOG_UNKNOWN;
 	/* May have to wait for the first present; a refresh lowlat cannot pace on is known now. */
 	if (!lowlat_timing_properties(sc) && t->unusable[0]) {
 		t->active = false;
@@ -450,34 +439,18 @@ struct timed_present {
 static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64_t target)
 {
 	struct lowlat_swapchain_timing *t = &f->sc->timing;
+	const struct lowlat_timing_brain *b = &t->brain;
 
 	f->display_target_ns = target;
 	if (target == LOWLAT_LOG_UNKNOWN)
 		return;
-	/* On a fixed grid the target is a refresh start, and the driver is asked not to show the frame
-	 * before the middle of the cycle ahead of it: the first refresh at or after that is the one
-	 * meant, with half a refresh of room either way for the rounding of a refresh duration, a
-	 * driver that rounds to the nearest refresh, and one that sleeps to the target before it
-	 * queues the frame (Arm's WSI layer; Mesa on XWayland). The spec's NEAREST_REFRESH_CYCLE says
-	 * the same less plainly, and Arm ignores it. A FIFO_RELAXED frame may get less room
-	 * (LOWLAT_RELAXED_LEAD_NS). On VRR the target is the flip itself. */
-	int64_t room = t->refresh_ns / 2;
-	if (f->sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR && t->relaxed_at_target &&
-	    room > LOWLAT_RELAXED_LEAD_NS)
-		room = LOWLAT_RELAXED_LEAD_NS;
-	int64_t ask = t->vrr ? target : target - room;
-	if (t->targets == LOWLAT_TARGETS_ABSOLUTE) {
+	int64_t ask = lowlat_tb_ask(b, target, lowlat_timing_mode(f->sc->current_mode));
+	if (b->targets == LOWLAT_TARGETS_ABSOLUTE) {
 		ti->targetTime = (uint64_t)lowlat_clock_from_monotonic(&t->clocks, t->phase_stage, ask);
 		f->display_ask_ns = ask;
-	} else if (t->targets == LOWLAT_TARGETS_RELATIVE && t->prev_target_ns != LOWLAT_LOG_UNKNOWN) {
-		/* Relative to when the frame before is shown (the spec: its first pixel): where it was
-		 * reported already, that time, else its own target. A frame shown late then delays
-		 * only itself: planning from its target would put every later frame as late again; one
-		 * shown early (a FIFO_RELAXED frame let go before its refresh) would put every later
-		 * frame earlier still. */
-		int64_t before = t->prev_target_ns;
-		if (t->prev_out_ns && t->prev_out_seq == t->pushed_seq)
-			before = t->prev_out_ns;
+	} else if (b->targets == LOWLAT_TARGETS_RELATIVE && b->prev_target_ns != LOWLAT_LOG_UNKNOWN) {
+		/* Relative to when the frame before is shown (the spec: its first pixel). */
+		int64_t before = lowlat_tb_relative_base(b);
 		if (ask > before) {
 			ti->targetTime = (uint64_t)(ask - before);
 			ti->flags = VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT;
@@ -493,8 +466,7 @@ static void set_target(struct lowlat_frame *f, VkPresentTimingInfoEXT *ti, int64
 static int64_t app_target_ns(const struct lowlat_swapchain_timing *t, const VkPresentTimingInfoEXT *a)
 {
 	if (a->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT) {
-		int64_t before = t->prev_out_ns && t->prev_out_seq == t->pushed_seq ? t->prev_out_ns
-		                                                                    : t->prev_target_ns;
+		int64_t before = lowlat_tb_relative_base(&t->brain);
 		return before == LOWLAT_LOG_UNKNOWN ? LOWLAT_LOG_UNKNOWN : before + (int64_t)a->targetTime;
 	}
 	/* In a stage-local domain the target is on the clock of the stage the app names. */
@@ -511,14 +483,15 @@ static int64_t app_target_ns(const struct lowlat_swapchain_timing *t, const VkPr
 static bool app_target_stands(const struct lowlat_swapchain_timing *t, const VkPresentTimingInfoEXT *a,
                               int64_t target, int64_t *shown_ns)
 {
+	const struct lowlat_timing_brain *b = &t->brain;
 	int64_t theirs = app_target_ns(t, a);
 
 	*shown_ns = LOWLAT_LOG_UNKNOWN;
 	if (target != LOWLAT_LOG_UNKNOWN &&
-	    (theirs == LOWLAT_LOG_UNKNOWN || theirs < target - t->refresh_ns / 2))
+	    (theirs == LOWLAT_LOG_UNKNOWN || theirs < target - b->refresh_ns / 2))
 		return false;
 	if (theirs != LOWLAT_LOG_UNKNOWN && target != LOWLAT_LOG_UNKNOWN)
-		*shown_ns = t->vrr ? theirs : lowlat_refresh_nearest(theirs, t->vblank_ns, t->refresh_ns);
+		*shown_ns = b->vrr ? theirs : lowlat_refresh_nearest(theirs, b->vblank_ns, b->refresh_ns);
 	return true;
 }
 
@@ -539,7 +512,7 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 			continue;
 		}
 		sc->timing.sample_start_ns = LOWLAT_LOG_UNKNOWN;
-		sc->timing.pushed = sc->timing.judge_miss = false;
+		sc->timing.pushed = false;
 		lowlat_timing_update(sc);
 	}
 	*tp = (struct timed_present){.info = *call->down};
@@ -679,18 +652,20 @@ bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
 			call->app->pResults[i] = tp.results[i];
 		if (!f->sc || !f->sc->timing.active)
 			continue;
-		struct lowlat_swapchain_timing *t = &f->sc->timing;
+		struct lowlat_timing_brain *b = &f->sc->timing.brain;
 		if (tp.results[i] < 0) {
-			f->display_target_ns = t->prev_target_ns = LOWLAT_LOG_UNKNOWN;
+			f->display_target_ns = LOWLAT_LOG_UNKNOWN;
+			lowlat_tb_presented(b, false, LOWLAT_LOG_UNKNOWN, NULL);
 			continue;
 		}
 		if (f->display_target_ns != LOWLAT_LOG_UNKNOWN)
 			f->sc->timed_presents++;
-		t->prev_target_ns = f->display_target_ns;
 		/* Every present that asked for stage times, the app's own too: lowlat's list mirrors the
 		 * driver's queue of reports, which come back in present order. */
 		if (tp.timing[i].presentStageQueries)
 			lowlat_timing_push(f, tp.timing[i].presentStageQueries);
+		else
+			lowlat_tb_presented(b, true, f->display_target_ns, NULL);
 	}
 	return true;
 }

@@ -11,46 +11,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "brain/timing.h"
 #include "create_info.h"
-#include "pace_display.h"
 #include "present_clock.h"
 
 struct lowlat_instance;
 struct lowlat_device;
 struct lowlat_swapchain;
 
-/* How long before the refresh meant for it a FIFO_RELAXED frame may be shown on a driver that
- * shows such frames at their target times. The target is a "not before" time (the spec: the image
- * should not be visible before it), and a FIFO_RELAXED frame with no new image shown since the
- * refresh before it (every frame of a cap below the refresh rate) does not wait for a refresh: a
- * driver may show it as soon as it is ready and its target has come, torn wherever the scan-out
- * is. Half a refresh of room puts that tear mid-screen; this puts it at the last lines or in the
- * blanking. It covers the error of lowlat's grid and clocks (microseconds), and it is longer than
- * LOWLAT_TEAR_SLACK_NS (timing_reports.c), so a frame that waited for its refresh is told from one
- * that tore at its target. Only there: a driver that sleeps until the target and then waits for
- * the next refresh (Arm's WSI layer) would miss the refresh whenever it woke later than this, so
- * every swapchain starts with half a refresh and moves once its driver has shown a frame at its
- * target. */
-#define LOWLAT_RELAXED_LEAD_NS 200000ll /* 200 us */
-
 /* A present whose display feedback (VK_EXT_present_timing stage times) is still to come. */
 struct lowlat_pending_present {
-	int64_t log_frame;      /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
-	int64_t frame_start_ns; /* when the app began the frame: the start of its ready-time sample */
-	int64_t blocked_ns;     /* of that, the time the app spent blocked in acquiring an image */
-	bool vblank_latch;      /* FIFO/FIFO_LATEST_READY: its first pixel out is a refresh start */
-	bool relaxed;           /* FIFO_RELAXED: a refresh start too, unless it was late and tore */
-	bool fifo;              /* plain FIFO: a late one holds up the frames queued after it */
-	int64_t target_ns;      /* the display time it asked for, LOWLAT_LOG_UNKNOWN when none */
-	int64_t ask_ns;         /* the earliest time it let the driver show it, LOWLAT_LOG_UNKNOWN: any */
-	uint64_t seq;           /* its place among the swapchain's pending presents, from 1 */
-	/* Its target is a refresh of a fixed-rate display and it was presented in time for it: whether
-	 * it made that refresh feeds the release margin (pace_display.h, lowlat_miss_margin). */
-	bool judged;
+	struct lowlat_tb_frame frame; /* as the brain knows it (brain/timing.h) */
+	int64_t log_frame;            /* its row in the present log, LOWLAT_LOG_UNKNOWN when not logged */
 	/* Pushed by the present call still in progress, whose log row is not written yet (the
 	 * latency-frames cap can read its report inside that call). */
 	bool current;
-	int64_t present_ns; /* when it was presented (CLOCK_MONOTONIC) */
 	/* The stages the app asked for itself, whose times it reads back through lowlat
 	 * (lowlat_GetPastPresentationTimingEXT); foreign: the present went down with the app's own
 	 * timing info (its target or its time domain), its report is the app's alone. */
@@ -81,14 +56,6 @@ struct lowlat_app_report {
 /* Pending presents: lowlat's own and the app's. */
 #define LOWLAT_PENDING_MAX (LOWLAT_TIMING_QUEUE_SIZE + LOWLAT_APP_QUEUE_MAX)
 
-/* What a swapchain's presents may carry: absolute target times, times relative to the previous
- * present's first pixel, or none (the "timing" level then paces on the display's reports alone). */
-enum lowlat_target_kind {
-	LOWLAT_TARGETS_NONE,
-	LOWLAT_TARGETS_RELATIVE,
-	LOWLAT_TARGETS_ABSOLUTE,
-};
-
 /* A swapchain's present-timing state: what its reports said, and the "timing" level's plan
  * (level_timing.c). Used only inside the app's calls on the swapchain, which Vulkan requires to be
  * externally synchronised. */
@@ -99,17 +66,11 @@ struct lowlat_swapchain_timing {
 	VkTimeDomainEXT domain; /* the EXT spelling: Debian 12's headers predate the KHR one */
 	uint64_t domain_id, domains_counter;
 	struct lowlat_stage_clocks clocks;
-	/* The stages it asks for; the one that gives the grid's phase, whose clock its absolute
-	 * targets are on; the target kind. */
+	/* The stages it asks for, and the one that gives the grid's phase, whose clock its absolute
+	 * targets are on. */
 	uint32_t stage_queries, phase_stage;
-	enum lowlat_target_kind targets;
-	/* Reports that contradict themselves in a row (times going backwards, frames shown before
-	 * they were presented, or absolute targets ignored): at LOWLAT_TIMING_BAD_REPORTS, lowlat
-	 * stops trusting them (timing_reports.c says which way). */
-	uint32_t bad_reports, early_shows;
-	/* The driver showed a FIFO_RELAXED frame at its target time, mid-refresh (timing_reports.c):
-	 * such frames ask for less room before their refresh from then on (present_timing.c). */
-	bool relaxed_at_target;
+	/* The level's plan: targets, the release lead, the grid's phase, all the reports taught. */
+	struct lowlat_timing_brain brain;
 	/* Why the reported refresh cannot be paced on, "" while it can. */
 	char unusable[96];
 	/* When the latest complete report came: reports that stop (a results slot a failed present
@@ -121,47 +82,14 @@ struct lowlat_swapchain_timing {
 	uint32_t app_first, app_count;
 	uint32_t app_queue_size; /* the size the app set (0 until it does, as for the driver) */
 	uint64_t reported_properties_counter, reported_domains_counter;
-	/* The display's refresh, once the driver reported it (it may answer VK_NOT_READY until the
-	 * first present); properties_counter tells when it changed. */
-	bool refresh_known, vrr;
-	int64_t refresh_ns;
+	/* properties_counter tells when the driver's refresh changed. */
 	uint64_t properties_counter;
-	/* A known refresh start (the latest first-pixel-out of a FIFO latch): the grid's phase. */
-	bool have_vblank;
-	bool vblank_guessed; /* from a FIFO_RELAXED frame that may have torn (timing_reports.c) */
-	int64_t vblank_ns;
-	/* The next present's target display time, computed at the previous present. */
-	bool have_target;
-	int64_t target_ns;
-	int64_t lead_ns; /* the release lead that target allowed for (the log's predicted_ready_ns) */
-	int64_t after_release_ns; /* the release for the target after it (present_wait.h) */
-	bool target_judged;       /* that target is on a fixed-rate display's refresh grid (n >= 1) */
-	bool target_held;         /* the latency cap held its release past the planned one */
-	int64_t target_n;         /* the cap's refresh multiple it was planned at (0: the time grid) */
-	/* The early method plans each present's own target, from the one before: that target, kept
-	 * past the call (LOWLAT_LOG_UNKNOWN after a present without one). */
-	int64_t prev_target_ns;
 	/* The early method's ready-time samples start at the hand-off, the end of its wait before the
 	 * present goes down (what its lead must cover); LOWLAT_LOG_UNKNOWN: at the frame's start. */
 	int64_t sample_start_ns;
-	bool judge_miss; /* this call's present carries such a target, presented in time for it */
-	struct lowlat_ready_window ready;
-	struct lowlat_miss_margin miss_margin;
 	struct lowlat_pending_present pending[LOWLAT_PENDING_MAX];
 	uint32_t pending_first, pending_count;
-	bool pushed;         /* this call added a pending present, whose log frame is still to set */
-	uint64_t pushed_seq; /* pending presents pushed so far (the seq of the latest) */
-	/* A queue behind V-Sync (present.c, display_release): frames ready in time for their targets
-	 * went out backlog_refreshes refreshes late, so as many frames wait ahead of each new one.
-	 * Presents up to drain_seq were made before the last drain and still report the old queue. */
-	int64_t backlog_refreshes;
-	uint64_t drain_seq, drains;
-	int64_t prev_out_ns;   /* first pixel out of the latest present reported shown, 0 before one */
-	uint64_t prev_out_seq; /* that present's seq */
-	/* The release lead's margin over the predicted ready time; -1: the default, which scales with
-	 * the refresh (pace_display.h). Set only by LOWLAT_BENCH_LEAD_MARGIN_US, a knob for
-	 * tools/bench-display's latency-versus-repeats curve, not a setting. */
-	int64_t margin_ns;
+	bool pushed; /* this call added a pending present, whose log frame is still to set */
 	/* The stage times of this call's own present when its report came inside the call (the
 	 * latency-frames cap), kept for its log row: stage is an enum lowlat_log_stage. */
 	bool current_taken;
@@ -170,15 +98,6 @@ struct lowlat_swapchain_timing {
 		int stage;
 		int64_t time_ns;
 	} early[4];
-	int64_t frame_lead_ns; /* the lead the current present's release allowed for, for the log */
-	/* The latest present that missed its refresh on a fixed-rate display: presented in time for
-	 * a refresh of the refresh grid but shown a refresh or more later, no queue ahead of it, or
-	 * reported ready after its target (an incomplete report). Its seq (0: none yet) and its first
-	 * pixel out, or the refresh it can make. The next present's target moves on with it
-	 * (present.c, cadence_target). */
-	uint64_t late_seq;
-	int64_t late_out_ns;
-	uint64_t cadence_moves; /* for the summary */
 };
 
 /* Device creation: VK_EXT_present_timing, its dependencies and its feature struct added to the
@@ -203,6 +122,17 @@ struct lowlat_swapchain_setup {
 
 struct lowlat_frame;
 struct lowlat_present_call;
+
+/* A present mode as the brain tells them apart. */
+static inline enum lowlat_tb_mode lowlat_timing_mode(VkPresentModeKHR mode)
+{
+	switch (mode) {
+	case VK_PRESENT_MODE_FIFO_KHR: return LOWLAT_TB_FIFO;
+	case VK_PRESENT_MODE_FIFO_RELAXED_KHR: return LOWLAT_TB_FIFO_RELAXED;
+	case VK_PRESENT_MODE_FIFO_LATEST_READY_KHR: return LOWLAT_TB_FIFO_LATEST_READY;
+	default: return LOWLAT_TB_OTHER;
+	}
+}
 
 /* The "timing" level's target for this present (level_timing.c): the one it planned at the
  * previous present, moved where the display's reports say, LOWLAT_LOG_UNKNOWN when it has none. */

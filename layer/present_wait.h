@@ -37,7 +37,7 @@
 
 #include "plumbing.h"
 
-#include "pace_display.h"
+#include "brain/pace_display.h"
 #include "vk_compat.h"
 
 /* Releases the present thread may queue before it decides the app no longer waits: more than any

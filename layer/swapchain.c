@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "brain/pace_grid.h"
 #include "chain.h"
 #include "config.h"
 #include "hooks.h"
@@ -14,7 +15,6 @@
 #include "level_drm.h"
 #include "log.h"
 #include "message.h"
-#include "pace_grid.h"
 #include "present_ids.h"
 #include "present_mode.h"
 #include "present_timing.h"
@@ -49,8 +49,9 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		         (double)sc->pacer.late_ns * 1e-6);
 	char drains[64] = "";
 
-	if (sc->timing.drains)
-		snprintf(drains, sizeof(drains), ", %" PRIu64 " display queue drains", sc->timing.drains);
+	if (sc->timing.brain.drains)
+		snprintf(drains, sizeof(drains), ", %" PRIu64 " display queue drains",
+		         sc->timing.brain.drains);
 	lowlat_point_summary(sc->device, sc, wait_point, sizeof(wait_point));
 	if (sc->app_targets_kept || sc->app_targets_moved)
 		LOWLAT_INFO("swapchain %ux%u: the app's present-timing targets: %" PRIu64
@@ -68,25 +69,26 @@ static void swapchain_summary(const struct lowlat_swapchain *sc)
 		            " released past a late frame (FIFO_LATEST_READY)",
 		            sc->extent.width, sc->extent.height, sc->config.max_latency_frames,
 		            sc->latency_waits, sc->latency_timeouts, sc->latency_superseded);
-	if (sc->timing.miss_margin.misses && sc->timing.margin_ns >= 0)
+	if (sc->timing.brain.miss_margin.misses && sc->timing.brain.margin_ns >= 0)
 		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames missed the refresh they were planned for; "
 		            "release margin fixed at %.0f us (LOWLAT_BENCH_LEAD_MARGIN_US)",
-		            sc->extent.width, sc->extent.height, sc->timing.miss_margin.misses,
-		            (double)sc->timing.margin_ns * 1e-3);
-	else if (sc->timing.miss_margin.misses)
-		LOWLAT_INFO(
-		        "swapchain %ux%u: %" PRIu64 " frames missed the refresh they were planned for; "
-		        "release margin %.0f us at the end (at most %.0f us)",
-		        sc->extent.width, sc->extent.height, sc->timing.miss_margin.misses,
-		        (double)lowlat_miss_margin_ns(&sc->timing.miss_margin, sc->timing.refresh_ns,
-		                                      sc->timing.target_n) *
-		                1e-3,
-		        (double)lowlat_miss_margin_max_ns(&sc->timing.miss_margin, sc->timing.refresh_ns) *
-		                1e-3);
-	if (sc->timing.cadence_moves)
+		            sc->extent.width, sc->extent.height, sc->timing.brain.miss_margin.misses,
+		            (double)sc->timing.brain.margin_ns * 1e-3);
+	else if (sc->timing.brain.miss_margin.misses)
+		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames missed the refresh they were planned for; "
+		            "release margin %.0f us at the end (at most %.0f us)",
+		            sc->extent.width, sc->extent.height, sc->timing.brain.miss_margin.misses,
+		            (double)lowlat_miss_margin_ns(&sc->timing.brain.miss_margin,
+		                                          sc->timing.brain.refresh_ns,
+		                                          sc->timing.brain.target_n) *
+		                    1e-3,
+		            (double)lowlat_miss_margin_max_ns(&sc->timing.brain.miss_margin,
+		                                              sc->timing.brain.refresh_ns) *
+		                    1e-3);
+	if (sc->timing.brain.cadence_moves)
 		LOWLAT_INFO("swapchain %ux%u: %" PRIu64 " frames moved on after the frame before them "
 		            "missed its refresh",
-		            sc->extent.width, sc->extent.height, sc->timing.cadence_moves);
+		            sc->extent.width, sc->extent.height, sc->timing.brain.cadence_moves);
 	if (sc->level == &lowlat_level_present_wait && (sc->pw_phase.hits || sc->pw_phase.misses))
 		LOWLAT_INFO("swapchain %ux%u: present-wait phase: period %.3f ms (first pixels' spacing), "
 		            "lead %.2f ms "

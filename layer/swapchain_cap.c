@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brain/pace.h"
 #include "clock.h"
 #include "config.h"
 #include "fps_refresh.h"
@@ -13,7 +14,6 @@
 #include "live.h"
 #include "message.h"
 #include "objects.h"
-#include "pace.h"
 #include "swapchain.h"
 
 static const char *level_name(const struct lowlat_level *level)
@@ -25,9 +25,9 @@ static const char *level_name(const struct lowlat_level *level)
 static enum lowlat_rate_source display_rate(const struct lowlat_swapchain *sc, int64_t *refresh_ns, bool *vrr)
 {
 	*vrr = false;
-	if (sc->timing.active && sc->timing.refresh_known) {
-		*refresh_ns = sc->timing.refresh_ns;
-		*vrr = sc->timing.vrr;
+	if (sc->timing.active && sc->timing.brain.refresh_known) {
+		*refresh_ns = sc->timing.brain.refresh_ns;
+		*vrr = sc->timing.brain.vrr;
 		return LOWLAT_RATE_TIMING;
 	}
 	if (sc->refresh.active && sc->refresh.grid.sampled && sc->refresh.grid.period_ns > 0) {

@@ -24,51 +24,9 @@
 #include "present_call.h"
 #include "swapchain.h"
 
-/* Reports in a row that contradict what lowlat knows before it stops trusting them: a few, so that
- * a single glitch (a report lost to a mode change) costs nothing. */
-#define BAD_REPORTS_MAX 8
-
-/* A first pixel reported this long before its present was made, or before the one of the present
- * before it, contradicts itself: more than calibration error or scheduling can explain. */
-#define REPORT_SLACK_NS 1000000ll /* 1 ms */
-
 /* A present whose report has not come this long after it was made: the reports stopped (Mesa keeps
  * the results slot of a present that failed, and reports in order stop behind it for good). */
 #define REPORT_STALL_NS 500000000ll /* 500 ms */
-
-/* Whether the report of present p, first pixel out_ns (0: not shown), fits what lowlat knows: shown
- * after it was presented, after the frame before it, and not half a refresh before its absolute
- * target. BAD_REPORTS_MAX in a row that do not make lowlat give up its display timing; frames shown
- * before their targets as many times make it stop setting targets (the driver ignores them), and
- * pace on the reports alone. */
-static bool sane(struct lowlat_swapchain *sc, const struct lowlat_pending_present *p, int64_t out_ns)
-{
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	bool early;
-
-	if (!out_ns)
-		return true;
-	if (out_ns < p->present_ns - REPORT_SLACK_NS ||
-	    (t->prev_out_ns && out_ns < t->prev_out_ns - REPORT_SLACK_NS)) {
-		if (++t->bad_reports == BAD_REPORTS_MAX)
-			lowlat_timing_give_up(
-			        sc, "its present reports contradict themselves (frames shown before "
-			            "they were presented, or before the frame before them)");
-		return false;
-	}
-	t->bad_reports = 0;
-	early = t->targets == LOWLAT_TARGETS_ABSOLUTE && p->target_ns != LOWLAT_LOG_UNKNOWN &&
-	        t->refresh_known && out_ns < p->target_ns - t->refresh_ns / 2;
-	t->early_shows = early ? t->early_shows + 1 : 0;
-	if (t->early_shows == BAD_REPORTS_MAX) {
-		t->targets = LOWLAT_TARGETS_NONE;
-		lowlat_msg(
-		        "swapchain %ux%u: the driver shows frames before their target times (%.1f ms early); "
-		        "lowlat sets no more targets and paces on the display's reports alone",
-		        sc->extent.width, sc->extent.height, (double)(p->target_ns - out_ns) * 1e-6);
-	}
-	return true;
-}
 
 /* Reports that stopped: lowlat forgets its pending presents and asks for no more, and paces on the
  * grid it knows (the latency-frames cap, which needs reports, is then off). */
@@ -80,7 +38,7 @@ static void check_stalled(struct lowlat_swapchain *sc)
 	if (!t->pending_count || !t->stage_queries)
 		return;
 	const struct lowlat_pending_present *oldest = &t->pending[t->pending_first];
-	if (now_ns - oldest->present_ns < REPORT_STALL_NS || now_ns - t->report_ns < REPORT_STALL_NS)
+	if (now_ns - oldest->frame.present_ns < REPORT_STALL_NS || now_ns - t->report_ns < REPORT_STALL_NS)
 		return;
 	t->pending_count = 0;
 	t->stage_queries = 0;
@@ -110,11 +68,6 @@ static bool pending_take(struct lowlat_swapchain_timing *t, uint32_t k, struct l
 	t->pending_count--;
 	return true;
 }
-
-/* How much later than its ready time a FIFO_RELAXED image must go out to count as having waited
- * for a refresh: a torn present goes out as soon as it is ready (the virtual display: at exactly
- * that time; real hardware: within the scan-out's own latency, tens of us). */
-#define LOWLAT_TEAR_SLACK_NS 100000ll /* 100 us */
 
 /* A stage's time as lowlat's signed nanoseconds; 0 (the stage did not happen) for one out of range. */
 static int64_t stage_time_ns(const VkPresentStageTimeEXT *st)
@@ -152,12 +105,13 @@ static void keep_for_app(struct lowlat_swapchain_timing *t, const VkPastPresenta
 static void live_latency(struct lowlat_swapchain *sc, const struct lowlat_pending_present *p,
                          int64_t ready_ns, int64_t out_ns)
 {
-	int64_t done = ready_ns ? (ready_ns > p->present_ns ? ready_ns : p->present_ns) : 0;
+	const struct lowlat_tb_frame *fr = &p->frame;
+	int64_t done = ready_ns ? (ready_ns > fr->present_ns ? ready_ns : fr->present_ns) : 0;
 	const int64_t parts[LOWLAT_LIVE_PARTS] = {
-	        [LOWLAT_LIVE_TOTAL] = out_ns - p->frame_start_ns,
-	        [LOWLAT_LIVE_GAME] = p->present_ns - p->frame_start_ns,
-	        [LOWLAT_LIVE_GPU] = done ? done - p->present_ns : -1,
-	        [LOWLAT_LIVE_DISPLAY] = out_ns - (done ? done : p->present_ns),
+	        [LOWLAT_LIVE_TOTAL] = out_ns - fr->start_ns,
+	        [LOWLAT_LIVE_GAME] = fr->present_ns - fr->start_ns,
+	        [LOWLAT_LIVE_GPU] = done ? done - fr->present_ns : -1,
+	        [LOWLAT_LIVE_DISPLAY] = out_ns - (done ? done : fr->present_ns),
 	};
 	const char *until =
 	        sc->timing.phase_stage == VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT ? "visible"
@@ -211,120 +165,45 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		}
 	}
 	t->report_ns = lowlat_now_ns();
-	if (!sane(sc, p, out_ns))
+	uint32_t news = lowlat_tb_report(&t->brain, &p->frame, ready_ns, out_ns);
+	if (news & LOWLAT_TB_UNTRUSTED)
+		lowlat_timing_give_up(sc, "its present reports contradict themselves (frames shown before "
+		                          "they were presented, or before the frame before them)");
+	if (news & LOWLAT_TB_CONTRADICTS)
 		return;
-	t->current_taken = t->current_taken || p->current;
-	/* The sample: from the frame's start (the app released) to its GPU work done, less the time
-	 * the app waited for the display to hand it an image. That wait is what a release too early
-	 * costs (frames queued ahead hold the images), not work; counting it would make the next
-	 * release earlier still, until every image is queued and each frame waits a whole queue. */
-	if (ready_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN &&
-	    ready_ns - p->blocked_ns > p->frame_start_ns)
-		lowlat_ready_note(&t->ready, ready_ns - p->blocked_ns - p->frame_start_ns);
-	/* What `lowlat status` shows as latency: the frame's start to its first pixel (or to when the
-	 * compositor took it, where that is all the driver reports), and its parts. */
-	if (out_ns && p->frame_start_ns != LOWLAT_LOG_UNKNOWN && out_ns > p->frame_start_ns)
-		live_latency(sc, p, ready_ns, out_ns);
-	/* A frame that went out a refresh or more after its target while the refresh it was meant for
-	 * showed the frame before it waited behind that frame in the FIFO queue (a start-up burst, or
-	 * one late frame: everything after it then queues a refresh behind). Every later frame waits as
-	 * long, so its latency is that many refreshes too high, for good: present.c drains the queue by
-	 * holding the next release back once. A frame that was simply not ready in time finds the
-	 * refresh before its target's showing an older frame, and is no queue. Until the presents made
-	 * before a drain have reported, their lateness says nothing new. */
-	if (p->target_ns != LOWLAT_LOG_UNKNOWN && out_ns && t->prev_out_ns && p->vblank_latch &&
-	    p->seq > t->drain_seq && t->refresh_known) {
-		int64_t half = t->refresh_ns / 2, late = out_ns - p->target_ns;
-		int64_t backlog = (late + half) / t->refresh_ns;
-		if (late > half && t->prev_out_ns >= p->target_ns - half && backlog > t->backlog_refreshes)
-			t->backlog_refreshes = backlog;
-	}
-	/* On a fixed-rate display: did it make the refresh it was planned for? Not shown at all (a
-	 * later frame replaced it) is a miss too. A frame late behind a queue is the queue's fault,
-	 * drained above, not the margin's. */
-	if (p->judged && t->refresh_known) {
-		int64_t half = t->refresh_ns / 2;
-		bool queued = out_ns && t->prev_out_ns >= p->target_ns - half;
-		if (!out_ns || out_ns <= p->target_ns + half || !queued)
-			lowlat_miss_note(&t->miss_margin, !out_ns || out_ns > p->target_ns + half,
-			                 t->target_n, p->fifo);
-		if (out_ns > p->target_ns + half && !queued) {
-			t->late_seq = p->seq;
-			t->late_out_ns = out_ns;
-		}
-	}
-	if (out_ns) {
-		t->prev_out_ns = out_ns;
-		t->prev_out_seq = p->seq;
-	}
-	/* A FIFO latch starts a refresh: the grid's phase. So does a FIFO_RELAXED one that went out
-	 * at a time neither its ready time nor its target explains: after both (it waited for the
-	 * refresh), or well before its target though ready (a driver that latches up to a quarter
-	 * refresh early, Mesa on XWayland, or rounds to the nearest refresh). One that went out as
-	 * soon as it was both ready and let go was late, or shown at its target, and tore
-	 * mid-refresh. An app presenting only in FIFO_RELAXED (DXVK with a sync interval and tearing
-	 * allowed) thus gets the display grid too, where the driver keeps such frames to a refresh. */
-	bool asked = p->ask_ns != LOWLAT_LOG_UNKNOWN;
-	int64_t earliest_ns = asked && p->ask_ns > ready_ns ? p->ask_ns : ready_ns;
-	bool waited = p->relaxed && ready_ns && out_ns > earliest_ns + LOWLAT_TEAR_SLACK_NS;
-	/* Only while the phase is a guess (below): a driver that shows FIFO_RELAXED frames that much
-	 * before their targets, torn, would otherwise move the grid back by as much every frame. */
-	bool latched_early = p->relaxed && ready_ns && asked && t->vblank_guessed &&
-	                     out_ns > ready_ns + LOWLAT_TEAR_SLACK_NS &&
-	                     out_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns;
-	/* One that was ready well before its target and went out at that time, mid-refresh: this
-	 * driver shows FIFO_RELAXED frames at their targets (present_timing.c, LOWLAT_RELAXED_LEAD_NS). */
-	if (p->relaxed && !t->relaxed_at_target && out_ns && ready_ns && asked &&
-	    ready_ns + LOWLAT_TEAR_SLACK_NS < p->ask_ns &&
-	    llabs(out_ns - p->ask_ns) <= LOWLAT_TEAR_SLACK_NS &&
-	    p->ask_ns + LOWLAT_TEAR_SLACK_NS < p->target_ns) {
-		t->relaxed_at_target = true;
+	if (news & LOWLAT_TB_NO_TARGETS)
+		lowlat_msg(
+		        "swapchain %ux%u: the driver shows frames before their target times (%.1f ms early); "
+		        "lowlat sets no more targets and paces on the display's reports alone",
+		        sc->extent.width, sc->extent.height, (double)(p->frame.target_ns - out_ns) * 1e-6);
+	if (news & LOWLAT_TB_RELAXED_AT_TARGET)
 		LOWLAT_INFO("swapchain %ux%u: the driver shows FIFO_RELAXED frames at their target times, "
 		            "mid-refresh: their targets move to %lld us before the refresh",
 		            sc->extent.width, sc->extent.height, LOWLAT_RELAXED_LEAD_NS / 1000);
-	}
-	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
-	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
-	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does
-	 * replaces the guess. */
-	bool guess = p->relaxed && !t->have_vblank;
-	if (out_ns && (p->vblank_latch || waited || latched_early || guess) &&
-	    (!t->have_vblank || out_ns > t->vblank_ns)) {
-		t->vblank_ns = out_ns;
-		t->have_vblank = true;
-		t->vblank_guessed = guess;
-	}
+	t->current_taken = t->current_taken || p->current;
+	/* What `lowlat status` shows as latency: the frame's start to its first pixel (or to when the
+	 * compositor took it, where that is all the driver reports), and its parts. */
+	if (out_ns && p->frame.start_ns != LOWLAT_LOG_UNKNOWN && out_ns > p->frame.start_ns)
+		live_latency(sc, p, ready_ns, out_ns);
 }
 
 /* A report still incomplete (asked for with VK_PAST_PRESENTATION_TIMING_ALLOW_PARTIAL_RESULTS_BIT_EXT)
- * of the k-th oldest pending present, whose GPU work may have ended already. On a fixed-rate
- * display a FIFO frame whose work ended after the refresh it targets has missed that refresh; it
- * goes out at the first one after, unless a later frame planned for that same refresh replaces it
- * (FIFO_LATEST_READY). Known here, refreshes before that frame is shown, the next frame's plan can
- * move on a refresh with it (present.c, cadence_target) and the late frame is shown rather than
- * dropped. Only the report says so: a present not yet reported ready is not taken for a late one,
- * as a driver may report late or not at all. */
+ * of the k-th oldest pending present, whose GPU work may have ended already: a FIFO frame whose work
+ * ended after the refresh it targets has missed it, and the brain moves the next frame on with it
+ * (brain/timing.h, lowlat_tb_partial), refreshes before that frame is shown. */
 static void take_partial(struct lowlat_swapchain *sc, const VkPastPresentationTimingEXT *result, uint32_t k)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
-	const struct lowlat_pending_present *p;
 	int64_t ready_ns = 0;
 
-	if (k >= t->pending_count || !t->refresh_known || t->vrr || !t->have_vblank)
-		return;
-	p = pending_at(t, k);
-	if (p->target_ns == LOWLAT_LOG_UNKNOWN || !p->vblank_latch || p->seq == t->late_seq)
+	if (k >= t->pending_count)
 		return;
 	for (uint32_t s = 0; s < result->presentStageCount; s++)
 		if (result->pPresentStages[s].stage == VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT)
 			ready_ns = lowlat_clock_to_monotonic(&t->clocks,
 			                                     VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT,
 			                                     stage_time_ns(&result->pPresentStages[s]));
-	/* The target is a refresh start give or take the rounding of the refresh duration. */
-	if (!ready_ns || ready_ns <= lowlat_refresh_nearest(p->target_ns, t->vblank_ns, t->refresh_ns))
-		return;
-	t->late_seq = p->seq;
-	t->late_out_ns = lowlat_refresh_at_or_after(ready_ns, t->vblank_ns, t->refresh_ns);
+	lowlat_tb_partial(&t->brain, &pending_at(t, k)->frame, ready_ns);
 }
 
 /* Results fetched per call. Each carries up to four stage times. */
@@ -339,7 +218,7 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 
 	if (!t->active)
 		return;
-	if (!t->refresh_known && !lowlat_timing_properties(sc) && t->unusable[0]) {
+	if (!t->brain.refresh_known && !lowlat_timing_properties(sc) && t->unusable[0]) {
 		lowlat_timing_give_up(sc, "%s", t->unusable);
 		return;
 	}
@@ -416,9 +295,9 @@ bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int
 	struct lowlat_swapchain_timing *t = &sc->timing;
 	int64_t poll_ns;
 
-	if (!t->active || !t->refresh_known)
+	if (!t->active || !t->brain.refresh_known)
 		return false;
-	poll_ns = t->refresh_ns / SHOWN_POLL_FRACTION;
+	poll_ns = t->brain.refresh_ns / SHOWN_POLL_FRACTION;
 	if (poll_ns < SHOWN_POLL_MIN_NS)
 		poll_ns = SHOWN_POLL_MIN_NS;
 	for (;;) {
@@ -442,29 +321,34 @@ void lowlat_timing_push(struct lowlat_frame *f, uint32_t queries)
 
 	/* Full only if the app asked for stage times on more presents than it has room for, which the
 	 * driver refuses (refuse_app_full covers a call of one swapchain). */
-	if (t->pending_count == LOWLAT_PENDING_MAX)
+	if (t->pending_count == LOWLAT_PENDING_MAX) {
+		lowlat_tb_presented(&t->brain, true, f->display_target_ns, NULL);
 		return;
+	}
 	struct lowlat_pending_present *p =
 	        &t->pending[(t->pending_first + t->pending_count) % LOWLAT_PENDING_MAX];
+	bool hand_off = t->sample_start_ns != LOWLAT_LOG_UNKNOWN;
+	VkPresentModeKHR mode = sc->current_mode;
 
 	*p = (struct lowlat_pending_present){
+	        .frame =
+	                {
+	                        .start_ns = hand_off ? t->sample_start_ns : sc->frame_start_ns,
+	                        .blocked_ns = hand_off ? 0 : sc->acquire_blocked_ns,
+	                        .present_ns = f->call->t.entry_ns,
+	                        .target_ns = f->display_target_ns,
+	                        .ask_ns = f->display_ask_ns,
+	                        .vblank_latch = mode == VK_PRESENT_MODE_FIFO_KHR ||
+	                                        mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
+	                        .relaxed = mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
+	                        .fifo = mode == VK_PRESENT_MODE_FIFO_KHR,
+	                },
 	        .log_frame = LOWLAT_LOG_UNKNOWN,
-	        .frame_start_ns =
-	                t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? t->sample_start_ns : sc->frame_start_ns,
-	        .blocked_ns = t->sample_start_ns != LOWLAT_LOG_UNKNOWN ? 0 : sc->acquire_blocked_ns,
-	        .vblank_latch = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR ||
-	                        sc->current_mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR,
-	        .relaxed = sc->current_mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR,
-	        .fifo = sc->current_mode == VK_PRESENT_MODE_FIFO_KHR,
-	        .target_ns = f->display_target_ns,
-	        .ask_ns = f->display_ask_ns,
-	        .judged = t->judge_miss && f->display_target_ns != LOWLAT_LOG_UNKNOWN,
-	        .seq = ++t->pushed_seq,
 	        .current = true,
-	        .present_ns = f->call->t.entry_ns,
 	        .app_queries = f->app_queries & queries,
 	        .foreign = f->foreign,
 	};
+	lowlat_tb_presented(&t->brain, true, f->display_target_ns, &p->frame);
 	t->pending_count++;
 	t->pushed = true;
 }

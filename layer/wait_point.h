@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#include "pace.h"
-#include "pace_display.h"
+#include "brain/pace.h"
+#include "brain/pace_display.h"
 
 struct lowlat_device;
 struct lowlat_swapchain;

@@ -42,7 +42,7 @@
 #include <time.h>
 
 #include "clock.h"
-#include "pace.h"
+#include "brain/pace.h"
 
 #define NS_PER_US 1000ll
 

@@ -6,7 +6,7 @@
 #include "check.h"
 #include "fps_refresh.h"
 #include "live.h"
-#include "pace.h"
+#include "brain/pace.h"
 
 static struct lowlat_config cap(enum lowlat_fps_base base, double fps, double n)
 {

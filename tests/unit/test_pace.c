@@ -6,7 +6,7 @@
 #include "check.h"
 #include "clock.h"
 #include "number.h"
-#include "pace.h"
+#include "brain/pace.h"
 
 #define MS 1000000ll /* ns */
 #define US 1000ll    /* ns */

@@ -2,8 +2,8 @@
  * grid continued in phase and started, a grid taking over from the CPU pacer, the time grid on a
  * fixed-rate display and on VRR, and a backlog drained. */
 #include "check.h"
-#include "pace_display.h"
-#include "pace_grid.h"
+#include "brain/pace_display.h"
+#include "brain/pace_grid.h"
 
 #define US 1000ll    /* ns */
 #define MS 1000000ll /* ns */

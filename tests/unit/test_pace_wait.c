@@ -1,9 +1,9 @@
-/* test_pace_wait.c — the "present-wait" level's phase (layer/pace_wait.c) on made-up first-pixel
+/* test_pace_wait.c — the "present-wait" level's phase (layer/brain/pace_wait.c) on made-up first-pixel
  * times: the grid learned from their spacing (with a repeat and wake-up jitter), releases just in
  * time for a grid point while that is the cap's interval and at the CPU deadline otherwise, the lead
  * shortened by frames on time and lengthened by a late one. */
 #include "check.h"
-#include "pace_wait.h"
+#include "brain/pace_wait.h"
 
 #define REFRESH 8333333ll /* 120 Hz */
 

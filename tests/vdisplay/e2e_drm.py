@@ -72,7 +72,7 @@ def run_once(args, attempt):
     if len(levels) != 1 or not want.match(levels[0]):
         raise Fail(f"expected one 'pacing level \"drm\"' line naming the fixed source, got {levels}")
 
-    # The grid rule (layer/pace_display.h): n refreshes a frame near refresh/n, else the time grid
+    # The grid rule (layer/brain/pace_display.h): n refreshes a frame near refresh/n, else the time grid
     # (n = 0), each frame on the first refresh at or after its time-grid point.
     r = float(args.hz) / float(args.fps)
     n = 1 if r <= 1.005 else round(r)
