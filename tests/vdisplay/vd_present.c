@@ -350,23 +350,13 @@ static void unoffered_target(const struct vd_swapchain *sc, bool relative)
 }
 
 /* The request's target on CLOCK_MONOTONIC, from the app's in its stage's clock, as the profile
- * takes it. */
+ * takes it (vd_model.h). */
 static void target_for(const struct vd_swapchain *sc, const VkPresentTimingInfoEXT *t, struct vd_request *req)
 {
-	const struct vd_profile *p = sc->profile;
 	bool relative = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_RELATIVE_TIME_BIT_EXT;
 	bool nearest = t->flags & VK_PRESENT_TIMING_INFO_PRESENT_AT_NEAREST_REFRESH_CYCLE_BIT_EXT;
-	int64_t period = (int64_t)vd_swapchain_period_ns(sc);
 	int64_t target = t->targetTime > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)t->targetTime;
 
-	if (relative ? !p->relative : !p->absolute) {
-		unoffered_target(sc, relative);
-		return;
-	}
-	/* Mesa's XWayland path leaves a relative target of up to a refresh (1.5 with NEAREST) to FIFO
-	 * (x11_present_compute_target_msc without a reliable MSC). */
-	if (relative && p->relative_floor && target <= (nearest ? 3 * period / 2 : period))
-		return;
 	if (!relative) {
 		/* Absolute: in the clock of targetTimeDomainPresentStage (a stage-local domain) or of the
 		 * swapchain. Every display stage of a vblank latch happens at the vblank. */
@@ -376,22 +366,8 @@ static void target_for(const struct vd_swapchain *sc, const VkPresentTimingInfoE
 			stage = (uint32_t)__builtin_ctz(t->targetTimeDomainPresentStage);
 		target = vd_swapchain_from_stage(sc, stage, target);
 	}
-	if (!relative && p->target_msc && !sc->engine.vrr_min_mhz) {
-		/* Mesa on native X11 with a steady refresh estimate: the target is the MSC of the first
-		 * refresh at or after it (after it less half a refresh with NEAREST), and the X server
-		 * presents at that refresh, in FIFO_RELAXED and IMMEDIATE too (README, [M11]). */
-		int64_t at = nearest ? target - period / 2 : target;
-		int64_t k = vd_refresh_at(sc->engine.rate_mhz, at);
-		if (vd_refresh_start_ns(sc->engine.rate_mhz, k) < at)
-			k++;
-		target = vd_refresh_start_ns(sc->engine.rate_mhz, k);
-		nearest = false;
-	}
-	req->target_kind = relative ? VD_TARGET_RELATIVE : VD_TARGET_ABSOLUTE;
-	req->target_ns = target;
-	req->nearest = nearest;
-	if (p->eager_max_ns && !nearest)
-		req->early_ns = period / 4 < p->eager_max_ns ? period / 4 : p->eager_max_ns;
+	if (vd_model_target(&sc->model, relative, nearest, target, req) == VD_TARGET_UNOFFERED)
+		unoffered_target(sc, relative);
 }
 
 static void request_for(const struct present_extras *x, const struct vd_swapchain *sc, uint32_t i,
@@ -627,16 +603,13 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetSwapchainTimingPropertiesEXT(VkDevice devic
 	 * 0 ("unknown") where the profile's platform cannot tell. What each profile reports when, and
 	 * its counter, are the profile's (vd_swapchain.c, profile_state and refresh_feedback). */
 	pthread_mutex_lock(&sc->lock);
-	props->refreshDuration = sc->refresh.duration;
-	props->refreshInterval = sc->refresh.interval;
+	vd_model_refresh(&sc->model, &props->refreshDuration, &props->refreshInterval);
 	if (counter)
-		*counter = sc->refresh.counter;
+		*counter = sc->model.refresh.counter;
 	/* "Some platforms may not provide timing properties until after at least one image has been
 	 * presented": the spec profile is such a platform (VK_NOT_READY). */
-	if (sc->profile->refresh == VD_REFRESH_NOT_READY && !sc->refresh.counter) {
-		props->refreshDuration = props->refreshInterval = 0;
+	if (sc->profile->refresh == VD_REFRESH_NOT_READY && !sc->model.refresh.counter)
 		r = VK_NOT_READY;
-	}
 	pthread_mutex_unlock(&sc->lock);
 	return r;
 }
@@ -710,7 +683,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vd_GetPastPresentationTimingEXT(VkDevice device,
 	if (!sc)
 		return VK_ERROR_SURFACE_LOST_KHR;
 	pthread_mutex_lock(&sc->lock);
-	props->timingPropertiesCounter = sc->refresh.counter;
+	props->timingPropertiesCounter = sc->model.refresh.counter;
 	props->timeDomainsCounter = 1;
 	if (stall_after && sc->last_seq > stall_after) {
 		/* A display whose reports stopped: nothing is ever complete again. */

@@ -149,40 +149,6 @@ uint64_t vd_swapchain_period_ns(const struct vd_swapchain *sc)
 	return (uint64_t)((1000000000000ll + sc->engine.rate_mhz / 2) / sc->engine.rate_mhz);
 }
 
-/* The time the platform reports for an event at t: X11's UST is whole µs, read with some noise. */
-static int64_t reported_time(struct vd_swapchain *sc, int64_t t)
-{
-	const struct vd_profile *p = sc->profile;
-
-	if (t <= 0)
-		return t;
-	t += vd_noise(&sc->noise, p->report_jitter_ns);
-	return t - t % p->report_quantum_ns;
-}
-
-/* What an image reaching the screen does to the refresh properties, per profile. */
-static void refresh_feedback(struct vd_swapchain *sc, const struct vd_event *ev, int64_t reported_ns)
-{
-	uint64_t nominal = vd_swapchain_period_ns(sc);
-
-	sc->shown_any = true;
-	switch (sc->profile->refresh) {
-	case VD_REFRESH_X11:
-		/* Mesa estimates only for swapchains with present timing (present_timing.active). */
-		if (sc->timing_enabled && ev->refresh > 0)
-			vd_x11_estimate_complete(&sc->x11, &sc->refresh, (uint64_t)ev->refresh,
-			                         (uint64_t)reported_ns / 1000, nominal);
-		break;
-	case VD_REFRESH_WAYLAND: vd_refresh_update(&sc->refresh, nominal, 0, 0); break;
-	case VD_REFRESH_XWAYLAND: vd_refresh_update(&sc->refresh, nominal, 0, 0); break;
-	case VD_REFRESH_NOT_READY:
-		if (!sc->refresh.counter)
-			sc->refresh.counter = 1;
-		break;
-	default: break;
-	}
-}
-
 /* ---- the display's events (called by the engine, under the swapchain lock) ---- */
 
 static void on_event(void *user, const struct vd_event *ev)
@@ -193,7 +159,7 @@ static void on_event(void *user, const struct vd_event *ev)
 	struct vd_event reported = *ev;
 
 	if (ev->kind == VD_EV_SHOWN || ev->kind == VD_EV_REPLACED || ev->kind == VD_EV_SKIPPED) {
-		reported.request.dequeued_ns = reported_time(sc, ev->request.dequeued_ns);
+		reported.request.dequeued_ns = vd_model_reported_time(&sc->model, ev->request.dequeued_ns);
 		reported.request.first_pixel_ns =
 		        ev->kind == VD_EV_SHOWN ? reported.request.dequeued_ns : ev->request.first_pixel_ns;
 	}
@@ -201,7 +167,7 @@ static void on_event(void *user, const struct vd_event *ev)
 	switch (ev->kind) {
 	case VD_EV_SHOWN:
 		img->state = IMG_SHOWN;
-		refresh_feedback(sc, ev, reported.request.first_pixel_ns);
+		vd_model_shown(&sc->model, ev->refresh, reported.request.first_pixel_ns);
 		/* Present wait: the id is reached when its image is on screen (first pixel out). */
 		if (ev->request.present_id > sc->shown_present_id) {
 			sc->shown_present_id = ev->request.present_id;
@@ -352,27 +318,12 @@ static void profile_state(struct vd_swapchain *sc, const VkSwapchainCreateInfoKH
 	const struct vd_profile *p = vd_profile();
 
 	sc->profile = p;
-	sc->timing_enabled = info->flags & VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
 	sc->clock_epoch_ns = vd_now_ns();
 	/* Another swapchain, other clocks: 1 s and a bit per swapchain number. */
 	sc->clock_extra_ns = p->per_swapchain_clocks ? (int64_t)sc->id * 1000000007ll : 0;
-	sc->noise = 0x5eed0000ull + sc->id;
 	sc->fail_present = fail_present();
-	switch (p->refresh) {
-	case VD_REFRESH_X11:
-	case VD_REFRESH_XWAYLAND:
-		/* Mesa asks RANDR at creation (x11_poll_early_refresh): the mode's rate, VRR unknown. */
-		vd_refresh_update(&sc->refresh, vd_swapchain_period_ns(sc), 0, 0);
-		break;
-	case VD_REFRESH_WAYLAND: break; /* nothing until the compositor's first feedback */
-	default:
-		/* Known from the start; the spec profile tells it only after the first image (counter 0
-		 * until then). */
-		sc->refresh.counter = p->refresh == VD_REFRESH_NOT_READY ? 0 : 1;
-		sc->refresh.duration = vd_swapchain_period_ns(sc);
-		sc->refresh.interval = sc->engine.vrr_min_mhz ? UINT64_MAX : sc->refresh.duration;
-		break;
-	}
+	vd_model_init(&sc->model, p, sc->engine.rate_mhz, sc->engine.vrr_min_mhz,
+	              info->flags & VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT, 0x5eed0000ull + sc->id);
 }
 
 /* ---- creation and destruction ---- */

@@ -16,6 +16,7 @@
 #include "scanout.h"
 #include "vd_latency.h"
 #include "vd_layer.h"
+#include "vd_model.h"
 #include "vd_profile.h"
 #include "vd_timing.h"
 
@@ -59,13 +60,9 @@ struct vd_swapchain {
 
 	/* The driver profile's view of this swapchain (vd_profile.h). */
 	const struct vd_profile *profile;
-	bool timing_enabled;                 /* created with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT */
+	struct vd_model model;               /* its rules: reported times, refresh reports, targets */
 	int64_t clock_epoch_ns;              /* the stage clocks' epoch: when the swapchain was created */
 	int64_t clock_extra_ns;              /* added to every stage clock's offset (per-swapchain clocks) */
-	struct vd_refresh_props refresh;     /* what vkGetSwapchainTimingPropertiesEXT reports */
-	struct vd_x11_estimate x11;          /* Mesa X11's refresh estimate */
-	uint64_t noise;                      /* state of the reported times' noise */
-	bool shown_any;                      /* an image reached the screen */
 	bool broken;                         /* a present failed: acquire and present are OUT_OF_DATE */
 	uint64_t presents;                   /* presents to it, counted for LOWLAT_VDISPLAY_FAIL_PRESENT */
 	uint64_t fail_present;               /* LOWLAT_VDISPLAY_FAIL_PRESENT: that present fails; 0: none */
