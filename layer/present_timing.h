@@ -123,15 +123,17 @@ struct lowlat_swapchain_setup {
 struct lowlat_frame;
 struct lowlat_present_call;
 
-/* A present mode as the brain tells them apart. */
+/* A present mode as the brain tells them apart. Compared, not switched on: with older headers
+ * FIFO_LATEST_READY is not a member of the enum (vk_compat.h), and clang's -Wswitch says so. */
 static inline enum lowlat_tb_mode lowlat_timing_mode(VkPresentModeKHR mode)
 {
-	switch (mode) {
-	case VK_PRESENT_MODE_FIFO_KHR: return LOWLAT_TB_FIFO;
-	case VK_PRESENT_MODE_FIFO_RELAXED_KHR: return LOWLAT_TB_FIFO_RELAXED;
-	case VK_PRESENT_MODE_FIFO_LATEST_READY_KHR: return LOWLAT_TB_FIFO_LATEST_READY;
-	default: return LOWLAT_TB_OTHER;
-	}
+	if (mode == VK_PRESENT_MODE_FIFO_KHR)
+		return LOWLAT_TB_FIFO;
+	if (mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR)
+		return LOWLAT_TB_FIFO_RELAXED;
+	if (mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR)
+		return LOWLAT_TB_FIFO_LATEST_READY;
+	return LOWLAT_TB_OTHER;
 }
 
 /* The "timing" level's target for this present (level_timing.c): the one it planned at the
