@@ -180,6 +180,15 @@ static void take_result(struct lowlat_swapchain *sc, const VkPastPresentationTim
 		LOWLAT_INFO("swapchain %ux%u: the driver shows FIFO_RELAXED frames at their target times, "
 		            "mid-refresh: their targets move to %lld us before the refresh",
 		            sc->extent.width, sc->extent.height, LOWLAT_RELAXED_LEAD_NS / 1000);
+	if (news & LOWLAT_TB_PHASE_UNSEEN)
+		lowlat_msg("swapchain %ux%u: no FIFO_RELAXED frame has waited for a refresh yet, so lowlat "
+		           "guesses where refreshes start, and frames may tear at one place on the screen "
+		           "until one does; V-Sync without tearing (FIFO) has no such guess",
+		           sc->extent.width, sc->extent.height);
+	if (news & LOWLAT_TB_PHASE_SEEN)
+		lowlat_msg("swapchain %ux%u: a FIFO_RELAXED frame waited for a refresh: targets are on the "
+		           "display's refresh grid from now on",
+		           sc->extent.width, sc->extent.height);
 	t->current_taken = t->current_taken || p->current;
 	/* What `lowlat status` shows as latency: the frame's start to its first pixel (or to when the
 	 * compositor took it, where that is all the driver reports), and its parts. */

@@ -188,17 +188,28 @@ static uint32_t phase(struct lowlat_timing_brain *b, const struct lowlat_tb_fram
 	    fr->ask_ns + LOWLAT_TEAR_SLACK_NS < fr->target_ns) {
 		b->relaxed_at_target = true;
 		news |= LOWLAT_TB_RELAXED_AT_TARGET;
+		/* Such a display shows where refreshes start only in a frame that waited for one (it
+		 * came before a refresh had passed since the image before it): at a cap below the
+		 * refresh rate, none may ever come. */
+		if (b->vblank_guessed) {
+			b->phase_unseen = true;
+			news |= LOWLAT_TB_PHASE_UNSEEN;
+		}
 	}
 	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
 	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
 	 * (with PRESENT_AT_NEAREST_REFRESH_CYCLE) makes them wait for a refresh; the first that does
 	 * replaces the guess. */
-	bool guess = fr->relaxed && !b->have_vblank;
-	if (out_ns && (fr->vblank_latch || waited || latched_early || guess) &&
-	    (!b->have_vblank || out_ns > b->vblank_ns)) {
+	bool seen = fr->vblank_latch || waited || latched_early;
+	bool guess = fr->relaxed && !b->have_vblank && !seen;
+	if (out_ns && (seen || guess) && (!b->have_vblank || out_ns > b->vblank_ns)) {
 		b->vblank_ns = out_ns;
 		b->have_vblank = true;
 		b->vblank_guessed = guess;
+		if (!guess && b->phase_unseen) {
+			b->phase_unseen = false;
+			news |= LOWLAT_TB_PHASE_SEEN;
+		}
 	}
 	return news;
 }

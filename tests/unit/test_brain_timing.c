@@ -1,0 +1,89 @@
+/* test_brain_timing — the "timing" level's brain (layer/brain/timing.c) on reports written by hand:
+ * where a FIFO_RELAXED display's refreshes start, and what it tells the caller about that. */
+#include "brain/timing.h"
+#include "check.h"
+
+#define US      1000ll    /* ns */
+#define MS      1000000ll /* ns */
+#define REFRESH 8333333ll /* 120 Hz */
+
+/* One FIFO_RELAXED present with target and ask (LOWLAT_LOG_UNKNOWN: none), presented at present,
+ * ready at ready and shown at out; returns the report's news. */
+static uint32_t relaxed(struct lowlat_timing_brain *b, int64_t present, int64_t target, int64_t ask,
+                        int64_t ready, int64_t out)
+{
+	struct lowlat_tb_frame fr = {.start_ns = LOWLAT_LOG_UNKNOWN, .relaxed = true};
+
+	lowlat_tb_presented(b, true, target, &fr);
+	fr.present_ns = present;
+	fr.target_ns = target;
+	fr.ask_ns = ask;
+	return lowlat_tb_report(b, &fr, ready, out);
+}
+
+/* A display that shows FIFO_RELAXED frames at their targets, torn, and tore the first frame too:
+ * nothing shows where refreshes start, and the brain says its phase is a guess, once; a frame that
+ * then waits for a refresh puts it right, and the brain says so. */
+static void phase_unseen_then_seen(void)
+{
+	struct lowlat_timing_brain b;
+	uint32_t news;
+
+	lowlat_tb_init(&b, LOWLAT_TARGETS_ABSOLUTE, -1);
+	lowlat_tb_refresh(&b, REFRESH, false);
+	/* The first frame, no target, torn 3 ms into a refresh as soon as it was ready. */
+	news = relaxed(&b, 100 * MS, LOWLAT_LOG_UNKNOWN, LOWLAT_LOG_UNKNOWN, 101 * MS, 101 * MS);
+	CHECK_EQ_I64(news, 0);
+	CHECK(lowlat_tb_ready(&b));
+	CHECK(b.vblank_guessed);
+	/* Ready well before its target, shown at the time asked for (half a refresh before the
+	 * target): the display shows FIFO_RELAXED frames at their targets, and the phase is a guess. */
+	int64_t target = 101 * MS + 2 * REFRESH;
+	news = relaxed(&b, 110 * MS, target, target - REFRESH / 2, 111 * MS, target - REFRESH / 2);
+	CHECK_EQ_I64(news, LOWLAT_TB_RELAXED_AT_TARGET | LOWLAT_TB_PHASE_UNSEEN);
+	CHECK(b.vblank_guessed);
+	/* Torn at its target again (200 us before it now): nothing new, said once. */
+	target += 2 * REFRESH;
+	news = relaxed(&b, 125 * MS, target, target - 200 * US, 126 * MS, target - 200 * US);
+	CHECK_EQ_I64(news, 0);
+	CHECK(b.vblank_guessed);
+	/* This one went out 1.5 ms after both its ready time and its target: it waited for a refresh,
+	 * which puts the grid right. */
+	target += 2 * REFRESH;
+	int64_t vblank = target + 1300 * US;
+	news = relaxed(&b, 140 * MS, target, target - 200 * US, target - 200 * US, vblank);
+	CHECK_EQ_I64(news, LOWLAT_TB_PHASE_SEEN);
+	CHECK(!b.vblank_guessed);
+	CHECK_EQ_I64(b.vblank_ns, vblank);
+	/* Later frames torn at their targets say nothing more. */
+	target = vblank + 2 * REFRESH;
+	news = relaxed(&b, vblank + 10 * MS, target, target - 200 * US, vblank + 11 * MS, target - 200 * US);
+	CHECK_EQ_I64(news, 0);
+}
+
+/* Where a frame waited for a refresh before the display first showed one at its target, the phase
+ * is known, and only the tearing at targets is news. */
+static void phase_seen_first(void)
+{
+	struct lowlat_timing_brain b;
+	uint32_t news;
+
+	lowlat_tb_init(&b, LOWLAT_TARGETS_ABSOLUTE, -1);
+	lowlat_tb_refresh(&b, REFRESH, false);
+	int64_t vblank = 100 * MS + REFRESH;
+	/* Ready 2 ms before a refresh and out at it: it waited. */
+	news = relaxed(&b, 100 * MS, LOWLAT_LOG_UNKNOWN, LOWLAT_LOG_UNKNOWN, vblank - 2 * MS, vblank);
+	CHECK_EQ_I64(news, 0);
+	CHECK(!b.vblank_guessed);
+	int64_t target = vblank + 2 * REFRESH;
+	news = relaxed(&b, vblank + 5 * MS, target, target - REFRESH / 2, vblank + 6 * MS,
+	               target - REFRESH / 2);
+	CHECK_EQ_I64(news, LOWLAT_TB_RELAXED_AT_TARGET);
+}
+
+int main(void)
+{
+	RUN(phase_unseen_then_seen);
+	RUN(phase_seen_first);
+	return check_result();
+}
