@@ -47,18 +47,18 @@
  * the refresh, not with milliseconds. */
 #define LOWLAT_MARGIN_STEP_DIVISOR 64
 
-/* The margin's floor, in steps: one at a cap of the refresh rate and on the time grid (a fixed
- * margin charges every frame for the few that stall), eight at refresh/n with n >= 2, where a miss
- * puts two frames off the even cadence the player chose. */
+/* The margin's floor, in steps: one at a cap of the refresh rate, on the time grid and on VRR (a
+ * fixed margin charges every frame for the few that stall), eight at refresh/n with n >= 2, where a
+ * miss puts two frames off the even cadence the player chose. */
 #define LOWLAT_MARGIN_FLOOR_STEPS         1
 #define LOWLAT_MARGIN_FLOOR_STEPS_CADENCE 8
 
-/* On the refresh grid (n >= 1) the margin follows misses: each miss raises it by some steps, each
- * run of so many frames in a row on time lowers it by one, up to half a refresh. At n = 1, a step a
- * miss and down per 256 on time (it settles near one miss in 370 frames); at n >= 2, 8 steps a miss
- * and down per 64 (near one in 540). Misses come mostly from stalls of the whole machine, which no
- * window sees: a fixed margin would charge every player the worst machine's latency. On the time
- * grid and on VRR the floor. */
+/* On a fixed-rate display the margin follows misses: each miss raises it by some steps, each run of
+ * so many frames in a row on time lowers it by one, up to half a refresh. At n = 1 and on the time
+ * grid (n = 0), a step a miss and down per 256 on time (it settles near one miss in 370 frames); at
+ * n >= 2, 8 steps a miss and down per 64 (near one in 540). Misses come mostly from stalls of the
+ * whole machine, which no window sees: a fixed margin would charge every player the worst
+ * machine's latency. On VRR the floor: a late frame flips late and repeats nothing. */
 #define LOWLAT_MARGIN_RAISE_STEPS         1
 #define LOWLAT_MARGIN_CALM_FRAMES         256
 #define LOWLAT_MARGIN_RAISE_STEPS_CADENCE 8

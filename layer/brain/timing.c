@@ -282,9 +282,10 @@ int64_t lowlat_tb_release(struct lowlat_timing_brain *b, struct lowlat_pacer *pa
 {
 	int64_t refresh = b->refresh_ns;
 	int64_t n = b->vrr ? 0 : lowlat_refresh_multiple(pacer->mfps, refresh);
-	bool adapts = n >= 1;
-	/* The margin follows misses on the refresh grid; on the time grid and on VRR it is the floor
-	 * (pace_display.h says why). */
+	/* On a fixed-rate display the margin follows misses, on the refresh grid and on the time grid
+	 * alike: each target is a refresh, and a frame that misses it repeats the one before. On VRR
+	 * the floor: a late frame flips late, and no refresh is repeated (pace_display.h). */
+	bool adapts = !b->vrr;
 	int64_t margin = b->margin_ns >= 0 ? b->margin_ns
 	                 : adapts          ? lowlat_miss_margin_ns(&b->miss_margin, refresh, n)
 	                                   : lowlat_display_margin_ns(refresh, n);

@@ -10,8 +10,10 @@ frame_cost (2 ms frames) runs through lowlat > validation > the virtual display,
   (pace_display.h: a refresh/8 a miss from refresh/8, 3 stalls reach it);
 - at cap = refresh (n = 1) every stall counts as a miss too, and the margin rose from its floor,
   a refresh/64, by at least a refresh/16 (four of its raises), and stayed at most half a refresh;
-- at a cap on the time grid (234 fps on 240 Hz, as 117 on 120) the margin stays at its floor: no
-  miss is counted, so the summary has no "frames missed" line.
+- at a cap on the time grid (234 fps on 240 Hz, as 117 on 120) as at n = 1: the time grid's
+  targets are refreshes too, and a frame late for one repeats a refresh the cap did not ask for
+  (a margin fixed at its floor there repeated 0.8-1.3% of refreshes on the VM host's trace in the
+  simulator, tests/sim).
 The display's record says the run made the misses the margin is judged on: at least as many
 frames shown more than n refreshes after the frame before as the raises expected of it (3 at n = 2,
 4 at n = 1), else the run tests nothing; a stall can fail to make one where the lead already
@@ -96,7 +98,7 @@ def main():
     stalls = (FRAMES - 1) // STALL_EVERY
     tmp = tempfile.mkdtemp(prefix="lowlat-cadence-")
     try:
-        for cap, floor, raise_, reach_top in ((hz / 2, 8, 8, True), (hz, 1, 4, False)):
+        for cap, floor, raise_, reach_top in ((hz / 2, 8, 8, True), (hz, 1, 4, False), (hz * 0.975, 1, 4, False)):
             found = run(args, cap, os.path.join(tmp, f"cap{cap:g}"))
             if len(found) != 1:
                 raise Fail(f"at cap {cap:g} on {hz:g} Hz: expected one 'frames missed' line in the summary, "
@@ -124,15 +126,6 @@ def main():
             if max_us < (floor + raise_) * step_us - 2:
                 raise Fail(f"the margin went up to {max_us} us only: less than its floor and one raise, "
                            f"{(floor + raise_) * step_us:.0f} us")
-        time_grid = hz * 0.975
-        found = run(args, time_grid, os.path.join(tmp, f"cap{time_grid:g}"))
-        seen, lead = outside(os.path.join(tmp, f"cap{time_grid:g}"), hz, time_grid)
-        rise = lead_rise_us(lead, range(40, STALL_EVERY), range(stalls * STALL_EVERY + 5, FRAMES))
-        print(f"cap {time_grid:g} (the time grid): {len(found)} 'frames missed' lines; the frames' lead before "
-              f"their targets {rise:+.0f} us after the stalls")
-        if found:
-            raise Fail(f"at cap {time_grid:g} on {hz:g} Hz, the time grid, lowlat counted misses and moved the "
-                       f"margin: {found[0].group(0)}")
     except Fail as e:
         print("FAIL:", e, f"(logs in {tmp})")
         return 1
