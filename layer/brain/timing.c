@@ -188,13 +188,6 @@ static uint32_t phase(struct lowlat_timing_brain *b, const struct lowlat_tb_fram
 	    fr->ask_ns + LOWLAT_TEAR_SLACK_NS < fr->target_ns) {
 		b->relaxed_at_target = true;
 		news |= LOWLAT_TB_RELAXED_AT_TARGET;
-		/* Such a display shows where refreshes start only in a frame that waited for one (it
-		 * came before a refresh had passed since the image before it): at a cap below the
-		 * refresh rate, none may ever come. */
-		if (b->vblank_guessed) {
-			b->phase_unseen = true;
-			news |= LOWLAT_TB_PHASE_UNSEEN;
-		}
 	}
 	/* Until one did, any FIFO_RELAXED image gives a first guess: at a cap at the refresh rate the
 	 * CPU pacer's frames may arrive at the same phase each time and all tear, and only a target
@@ -202,6 +195,14 @@ static uint32_t phase(struct lowlat_timing_brain *b, const struct lowlat_tb_fram
 	 * replaces the guess. */
 	bool seen = fr->vblank_latch || waited || latched_early;
 	bool guess = fr->relaxed && !b->have_vblank && !seen;
+	/* A targeted FIFO_RELAXED frame that tore while the phase is a guess: lowlat's targets sit on
+	 * that guess. Where the display tears such frames (at their targets, or when ready if late),
+	 * only a frame that waited for a refresh shows where one starts, and at a cap below the
+	 * refresh rate none may ever come. Said once. */
+	if (fr->relaxed && asked && out_ns && !seen && b->vblank_guessed && !b->phase_told) {
+		b->phase_told = b->phase_unseen = true;
+		news |= LOWLAT_TB_PHASE_UNSEEN;
+	}
 	if (out_ns && (seen || guess) && (!b->have_vblank || out_ns > b->vblank_ns)) {
 		b->vblank_ns = out_ns;
 		b->have_vblank = true;

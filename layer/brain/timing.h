@@ -89,8 +89,8 @@ enum lowlat_tb_news {
 	LOWLAT_TB_NO_TARGETS = 1u << 2,        /* the driver shows frames before their targets: none set
 	                                        * from now on (targets is LOWLAT_TARGETS_NONE) */
 	LOWLAT_TB_RELAXED_AT_TARGET = 1u << 3, /* FIFO_RELAXED frames go out at their targets, torn */
-	LOWLAT_TB_PHASE_UNSEEN = 1u << 4,      /* ... and none has waited for a refresh: the grid's
-	                                        * phase is a guess, and frames may tear at one place */
+	LOWLAT_TB_PHASE_UNSEEN = 1u << 4,      /* a targeted FIFO_RELAXED frame tore while the grid's
+	                                        * phase is a guess: frames may tear at one place */
 	LOWLAT_TB_PHASE_SEEN = 1u << 5,        /* after PHASE_UNSEEN, a frame showed where one starts */
 };
 
@@ -107,7 +107,8 @@ struct lowlat_timing_brain {
 	/* The driver showed a FIFO_RELAXED frame at its target, mid-refresh: such frames ask for less
 	 * room before their refresh from then on (lowlat_tb_ask). */
 	bool relaxed_at_target;
-	bool phase_unseen; /* LOWLAT_TB_PHASE_UNSEEN told, PHASE_SEEN not yet */
+	bool phase_told;   /* LOWLAT_TB_PHASE_UNSEEN told (once a swapchain) */
+	bool phase_unseen; /* ... and PHASE_SEEN not yet */
 	/* Reports in a row that contradicted themselves, and frames shown before their targets. */
 	uint32_t bad_reports, early_shows;
 

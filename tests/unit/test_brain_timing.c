@@ -81,9 +81,29 @@ static void phase_seen_first(void)
 	CHECK_EQ_I64(news, LOWLAT_TB_RELAXED_AT_TARGET);
 }
 
+/* A targeted frame that was late and tore when ready, while the phase is a guess, leaves it a
+ * guess too: said, though the display keeps frames on time to their refresh. */
+static void late_on_a_guess(void)
+{
+	struct lowlat_timing_brain b;
+
+	lowlat_tb_init(&b, LOWLAT_TARGETS_ABSOLUTE, -1);
+	lowlat_tb_refresh(&b, REFRESH, false);
+	CHECK_EQ_I64(relaxed(&b, 100 * MS, LOWLAT_LOG_UNKNOWN, LOWLAT_LOG_UNKNOWN, 101 * MS, 101 * MS), 0);
+	int64_t target = 101 * MS + 2 * REFRESH;
+	int64_t ready = target + 1 * MS;
+	CHECK_EQ_I64(relaxed(&b, 110 * MS, target, target - REFRESH / 2, ready, ready),
+	             LOWLAT_TB_PHASE_UNSEEN);
+	/* The next one waits: the phase is seen. */
+	target += 2 * REFRESH;
+	CHECK_EQ_I64(relaxed(&b, 125 * MS, target, target - REFRESH / 2, target - 3 * MS, target),
+	             LOWLAT_TB_PHASE_SEEN);
+}
+
 int main(void)
 {
 	RUN(phase_unseen_then_seen);
 	RUN(phase_seen_first);
+	RUN(late_on_a_guess);
 	return check_result();
 }
