@@ -13,6 +13,7 @@
  *            present (the refresh not known yet, a mode that takes no targets): the CPU grid
  *            (level_cpu.c) plans it then, as it plans every present of the "cpu" level;
  *   hold     a wait the level makes inside the present before the call's wait;
+ *   starts_at_return  whether the release needs the present's return as the frame's start;
  *   settle   what the level keeps after the call's wait;
  *   log      its columns of the present log row;
  *   done     the present is over (its log row is known).
@@ -35,6 +36,11 @@ struct lowlat_level {
 	bool (*grid)(struct lowlat_frame *f, int64_t now_ns);
 	/* Returns the release, later or as it was. */
 	int64_t (*hold)(struct lowlat_frame *f, int64_t release_ns);
+	/* Whether the frame's release, as planned, needs this present's return as the frame's start:
+	 * the level learns its lead from when each frame starts, which is that return only when the
+	 * release is waited for in the present. Such a release is not handed to a present-wait thread
+	 * without a release after it planned (present.c). NULL: never. */
+	bool (*starts_at_return)(const struct lowlat_frame *f);
 	void (*settle)(struct lowlat_frame *f);
 	void (*log)(const struct lowlat_frame *f, struct lowlat_log_record *rec);
 	/* The present is over; row: its log row, LOWLAT_LOG_UNKNOWN when not logged. */

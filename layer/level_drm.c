@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "brain/pace.h"
+#include "brain/pace_display.h"
+#include "brain/pace_grid.h"
 #include "clock.h"
 #include "level.h"
 #include "log.h"
 #include "message.h"
-#include "brain/pace.h"
-#include "brain/pace_display.h"
-#include "brain/pace_grid.h"
 #include "present_call.h"
 #include "swapchain.h"
 #include "wait_point.h"
@@ -243,11 +243,18 @@ static void log_row(const struct lowlat_frame *f, struct lowlat_log_record *rec)
 	}
 }
 
+/* A release planned on the refresh grid: its lead is learned from each frame's start. */
+static bool starts_at_return(const struct lowlat_frame *f)
+{
+	return f->sc->refresh.released;
+}
+
 const struct lowlat_level lowlat_level_drm = {
         .name = "drm",
         .observe = observe,
         .grid = grid,
         .hold = hold,
+        .starts_at_return = starts_at_return,
         .log = log_row,
         .done = done,
 };

@@ -208,9 +208,18 @@ static void done(struct lowlat_frame *f, int64_t row)
 	lowlat_timing_logged(f->sc, row);
 }
 
+/* Every release of the level: while it does not know the refresh yet, on the CPU clock, its lead
+ * is learned from each frame's start too. */
+static bool starts_at_return(const struct lowlat_frame *f)
+{
+	(void)f;
+	return true;
+}
+
 const struct lowlat_level lowlat_level_timing = {
         .name = "timing",
         .grid = grid,
+        .starts_at_return = starts_at_return,
         .settle = settle,
         .log = log_row,
         .done = done,

@@ -135,7 +135,7 @@ static void route(struct lowlat_present_call *c, struct lowlat_frame *f, int64_t
 	 * lead is learned from when each frame starts, which is this present's return only when the
 	 * release is waited for here. */
 	f->queued = !c->early && sc->pacer.mfps &&
-	            (f->after_ns || (!sc->timing.active && !sc->refresh.released)) &&
+	            (f->after_ns || !sc->level->starts_at_return || !sc->level->starts_at_return(f)) &&
 	            lowlat_mode_is_fifo(sc->current_mode) &&
 	            lowlat_pw_queue(sc, f->app_id, f->release_ns, f->after_ns, LOWLAT_LOG_UNKNOWN);
 	if (f->queued) {
