@@ -24,10 +24,10 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#include "chain.h"
-#include "latency_book.h"
 #include "brain/pace.h"
 #include "brain/pace_display.h"
+#include "chain.h"
+#include "latency_book.h"
 #include "wait_point.h"
 
 enum lowlat_latency_mode {

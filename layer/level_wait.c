@@ -5,10 +5,10 @@
  * are the CPU grid's, moved by that phase. See level.h. */
 #include <stdio.h>
 
+#include "brain/pace_wait.h"
 #include "clock.h"
 #include "level.h"
 #include "log.h"
-#include "brain/pace_wait.h"
 #include "present_call.h"
 #include "present_ids.h"
 #include "swapchain.h"

@@ -14,14 +14,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "brain/pace.h"
+#include "brain/pace_wait.h"
 #include "clock.h"
 #include "id_map.h"
 #include "latency_sleep.h"
 #include "level_drm.h"
 #include "lowlat_config.h"
 #include "objects.h"
-#include "brain/pace.h"
-#include "brain/pace_wait.h"
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"

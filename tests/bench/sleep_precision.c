@@ -41,8 +41,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
 #include "brain/pace.h"
+#include "clock.h"
 
 #define NS_PER_US 1000ll
 

@@ -3,10 +3,10 @@
  * the forms read and written back; and the live table `lowlat status` reads (layer/live.h). */
 #include <math.h>
 
+#include "brain/pace.h"
 #include "check.h"
 #include "fps_refresh.h"
 #include "live.h"
-#include "brain/pace.h"
 
 static struct lowlat_config cap(enum lowlat_fps_base base, double fps, double n)
 {

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "brain/pace.h"
 #include "check.h"
 #include "clock.h"
 #include "number.h"
-#include "brain/pace.h"
 
 #define MS 1000000ll /* ns */
 #define US 1000ll    /* ns */

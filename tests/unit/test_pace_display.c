@@ -1,7 +1,7 @@
 /* test_pace_display — the refresh-grid rule, refresh arithmetic, the ready-time prediction and the
  * claim rule of wait points away from the present. */
-#include "check.h"
 #include "brain/pace_display.h"
+#include "check.h"
 
 #define US  1000ll    /* ns */
 #define MS  1000000ll /* ns */

@@ -2,8 +2,8 @@
  * times: the grid learned from their spacing (with a repeat and wake-up jitter), releases just in
  * time for a grid point while that is the cap's interval and at the CPU deadline otherwise, the lead
  * shortened by frames on time and lengthened by a late one. */
-#include "check.h"
 #include "brain/pace_wait.h"
+#include "check.h"
 
 #define REFRESH 8333333ll /* 120 Hz */
 
