@@ -80,18 +80,14 @@ show_sanitizer_report() {
 		on { print; if (/^SUMMARY: /) { on = 0; print "" } if (++n >= 400) exit }' "$1" >&2
 }
 
-# run_attempts BASE: the caller's attempt N (1 to 3, each named BASE-runN in $name) until one
-# passes (returns 0; then exit 0); one outside the bounds returns 2 and goes again, anything else
-# fails at once. Three outside the bounds fail.
-run_attempts() {
-	local base=$1 n rc
-	for n in 1 2 3; do
-		rc=0
-		attempt "$n" || rc=$?
-		[ "$rc" = 0 ] && exit 0
-		[ "$rc" = 2 ] || fail "$name: run $n (above)"
-	done
-	fail "$base: the game thread's rate outside its bounds in 3 runs (above)"
+# run_checked: the caller's run_and_check, once: it passes (returns 0; then exit 0), or returns 2
+# outside the bounds, or anything else; both fail. A miss is not run again.
+run_checked() {
+	local rc=0
+	run_and_check || rc=$?
+	[ "$rc" = 0 ] && exit 0
+	[ "$rc" = 2 ] && fail "$name: the game thread's rate outside its bounds (above)"
+	fail "$name (above)"
 }
 
 # require_probes_around_lowlat: for a test whose rates come from the bench probes (E2E_PROBE=1),

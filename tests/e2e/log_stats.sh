@@ -6,8 +6,8 @@
 #
 #   log_stats.sh [FPS]    with FPS, run capped (LOWLAT_FPS=FPS): the log must show the cap as its
 #                         target, and the probe a mean no faster than the cap. (Whether the cap is
-#                         *held* is vkcube-60fps-*'s question, which runs again after a busy
-#                         machine's stalls; here they would only make the test flaky.)
+#                         *held* is vkcube-60fps-*'s question; here a busy machine's stalls
+#                         would only make the test flaky.)
 #
 # The layer writes the log from its present path (layer/present.c, layer/log.c).
 . "$(dirname "$0")/lib.sh"

@@ -8,8 +8,7 @@
 #
 # The cap is measured by the bench probe above lowlat (tests/bench/probe): the median interval between
 # present returns within 1% of 1/cap (a stall of the machine does not move it), and the mean rate
-# never faster than the cap. (The mean's lower bound is vkcube-60fps-late's, which runs again after
-# a busy machine's stalls.)
+# never faster than the cap. (The mean's lower bound is vkcube-60fps-late's.)
 . "$(dirname "$0")/lib.sh"
 require_probes_around_lowlat
 

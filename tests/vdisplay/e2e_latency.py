@@ -9,8 +9,8 @@ so a frame is released before the one before it is on screen unless lowlat holds
   pixel (the truth log's queued_ns against the previous shown row's time_ns), except for releases
   lowlat reports it gave up waiting for, or let go past a frame that had missed its refresh in
   FIFO_LATEST_READY (where the next frame takes its place); lowlat's summary says it held
-  releases. (A run in which the machine stalled vkcube so long that lowlat turned the cap off is
-  run again, up to 3 runs; if every run was, the test fails.)
+  releases. (A run in which the machine stalled vkcube so long that lowlat turned the cap off
+  fails, said as such.)
 - off: max_latency_frames 0: lowlat leaves the app's own queue (its summary says nothing held);
   prints how many presents queued behind an unshown one, which shows cap1 can fail.
 - uncapped: LOWLAT_FPS=0 with the default: not capping, so the app is left alone too.
@@ -23,7 +23,7 @@ so a frame is released before the one before it is on screen unless lowlat holds
   fallback "wait" for every paced present ("cpu" with max_latency_frames 0: the CPU grid alone). wait-cap1 asserts what cap1 does, wait-off prints what
   cap1 prevents, wait-60 (run with --hz 120) that a 60 fps cap holds on the display (new images
   per second within 3%, measured by the display, a frame never shown before the one before was, see
-  cap1; a run slower than that is run again, up to 3 runs, then fails). wait-stall: the
+  cap1; a run slower than that fails). wait-stall: the
   display's present waits stop succeeding after request 100 (LOWLAT_VDISPLAY_WAIT_STALL_AFTER):
   as stall, lowlat's waits give up after their timeout (100 ms), said once, and after 8 in a row
   the cap is off; vkcube presents every frame and exits.
@@ -43,7 +43,7 @@ Fail = e2e_lowlat.Fail
 
 
 class Spoilt(Exception):
-    """A run that missed a bound the shared machine's stalls can make it miss: run again."""
+    """A run that missed a bound the shared machine's stalls can make it miss, said as such."""
 
 HELD = re.compile(r"lowlat: swapchain \d+x\d+: max_latency_frames (\d+) held (\d+) releases until an earlier frame "
                   r"was shown, (\d+) more gave up waiting; (\d+) released past a late frame")
@@ -108,7 +108,7 @@ def scenario(args, tmp):
     timeouts = int(held[0].group(3))
     if any("max_latency_frames is off for this swapchain" in ln for ln in out_lines):
         # 8 frames in a row more than 4 refreshes (7 ms) late for their targets: the shared machine
-        # stalled vkcube; run again.
+        # stalled vkcube.
         raise Spoilt("lowlat turned max_latency_frames off: 8 frames in a row missed their targets by 4 refreshes")
     if pairs < args.frames // 2:
         raise Fail(f"only {pairs} shown frames of {args.frames}")
@@ -138,7 +138,7 @@ def check_wait_level(args, tmp, lines, rows, fps):
         raise Fail(f"the display showed {display:.2f} new images/s, faster than the cap of {fps}")
     if args.scenario == "wait-60" and display < fps * 0.97:
         # A stall of the shared machine longer than an interval re-anchors lowlat's grid (no
-        # catch-up burst): its time is lost to the rate. Run again.
+        # catch-up burst): its time is lost to the rate.
         raise Spoilt(f"the display showed {display:.2f} new images/s, slower than the cap of {fps} by more than 3%")
 
 
@@ -147,18 +147,17 @@ def main():
     ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
                                                         "wait-stall"])
     ap.add_argument("--frames", type=int, default=400)
-    ap.add_argument("--attempts", type=int, default=3, help="runs a spoilt run may take (cap1, wait-cap1, wait-60)")
     args = ap.parse_args()
 
     if e2e_lowlat.cannot_run():
         return SKIP
-    return e2e_lowlat.run_attempts(run_once, args)
+    return e2e_lowlat.run_judged(run_once, args)
 
 
-def run_once(args, attempt):
-    """One run of the scenario, for e2e_lowlat.run_attempts: a run the machine spoilt is run again."""
+def run_once(args):
+    """The run of the scenario, for e2e_lowlat.run_judged."""
     tmp = tempfile.mkdtemp(prefix="lowlat-latency-")
-    print(f"run {attempt}: logs in {tmp}")
+    print(f"logs in {tmp}")
     try:
         scenario(args, tmp)
     except Spoilt as e:

@@ -14,7 +14,7 @@ From README.md's first 40 lines:
   must print one `lowlat: WxH: capped at <its --fps> fps, paced on ...` line, as the README shows,
   and the display must show that many new images a second (within 3%);
 - `tools/demo` and `tests/run`, the set-up commands, must be there too.
-A run short of the rate is tried again (3 runs): the shared machine's stalls only slow a game.
+The run is made once: a rate more than 3% off the README's fails.
 """
 import argparse
 import glob
@@ -90,43 +90,42 @@ def main():
     manifest["layer"]["library_path"] = dest + manifest["layer"]["library_path"]
     json.dump(manifest, open(os.path.join(layers, os.path.basename(manifests[0])), "w"))
 
-    for attempt in range(1, 4):
-        tmp = tempfile.mkdtemp(prefix="lowlat-readme-run-")
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("LOWLAT_") and k not in ("ENABLE_LOWLAT_LAYER", "VK_ADD_IMPLICIT_LAYER_PATH",
-                                                            "VK_INSTANCE_LAYERS")}
-        # The display's driver profile is the harness's (tests/vdisplay/meson.build), not lowlat's setting.
-        if "LOWLAT_VDISPLAY_PROFILE" in os.environ:
-            env["LOWLAT_VDISPLAY_PROFILE"] = os.environ["LOWLAT_VDISPLAY_PROFILE"]
-        env.update({
-            "PATH": os.path.dirname(bins[0]) + ":" + env.get("PATH", ""),
-            "XDG_DATA_HOME": os.path.join(dest, "xdg"),
-            "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
-            "VK_ADD_LAYER_PATH": args.manifest_dir,
-            "VK_INSTANCE_LAYERS": "VK_LAYER_LOWLAT_vdisplay",
-            "LOWLAT_VDISPLAY_HZ": "120",
-            "LOWLAT_VDISPLAY_LOG": os.path.join(tmp, "truth.csv"),
-        })
-        command = launch[0].replace("%command%", "vkcube --wsi xcb --c 400")
-        print(f"run {attempt}: {command}")
-        p = subprocess.run(["sh", "-c", command], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, timeout=120)
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("lowlat:")]
-        print("\n".join(lines))
-        if p.returncode:
-            fail(f"the launch option failed ({p.returncode}): {p.stdout[-2000:]}")
-        rate, n = vdlog.new_images_per_second(vdlog.read(os.path.join(tmp, "truth.csv")))
-        print(f"the display showed {rate:.2f} new images a second ({n} after the first 0.5 s)")
-        if rate > fps * 1.03:
-            fail(f"the display showed {rate:.2f} new images a second, above the README's {fps:g}")
-        want = re.compile(r"lowlat: \d+x\d+: capped at %g fps, paced on " % fps)
-        if len([ln for ln in lines if want.match(ln)]) != 1:
-            fail(f"the game did not print the README's one line `capped at {fps:g} fps, paced on ...`")
-        if rate >= fps * 0.97:
-            print(f"PASS: the README's first {FIRST_SCREEN} lines installed lowlat and capped the game at {fps:g}")
-            return 0
-        print(f"slow run; load {os.getloadavg()}")
-    fail(f"3 runs under {fps:g} fps")
+    tmp = tempfile.mkdtemp(prefix="lowlat-readme-run-")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("LOWLAT_") and k not in ("ENABLE_LOWLAT_LAYER", "VK_ADD_IMPLICIT_LAYER_PATH",
+                                                        "VK_INSTANCE_LAYERS")}
+    # The display's driver profile is the harness's (tests/vdisplay/meson.build), not lowlat's setting.
+    if "LOWLAT_VDISPLAY_PROFILE" in os.environ:
+        env["LOWLAT_VDISPLAY_PROFILE"] = os.environ["LOWLAT_VDISPLAY_PROFILE"]
+    env.update({
+        "PATH": os.path.dirname(bins[0]) + ":" + env.get("PATH", ""),
+        "XDG_DATA_HOME": os.path.join(dest, "xdg"),
+        "XDG_CONFIG_HOME": os.path.join(tmp, "config"),
+        "VK_ADD_LAYER_PATH": args.manifest_dir,
+        "VK_INSTANCE_LAYERS": "VK_LAYER_LOWLAT_vdisplay",
+        "LOWLAT_VDISPLAY_HZ": "120",
+        "LOWLAT_VDISPLAY_LOG": os.path.join(tmp, "truth.csv"),
+    })
+    command = launch[0].replace("%command%", "vkcube --wsi xcb --c 400")
+    print(command)
+    p = subprocess.run(["sh", "-c", command], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=120)
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("lowlat:")]
+    print("\n".join(lines))
+    if p.returncode:
+        fail(f"the launch option failed ({p.returncode}): {p.stdout[-2000:]}")
+    rate, n = vdlog.new_images_per_second(vdlog.read(os.path.join(tmp, "truth.csv")))
+    print(f"the display showed {rate:.2f} new images a second ({n} after the first 0.5 s)")
+    if rate > fps * 1.03:
+        fail(f"the display showed {rate:.2f} new images a second, above the README's {fps:g}")
+    want = re.compile(r"lowlat: \d+x\d+: capped at %g fps, paced on " % fps)
+    if len([ln for ln in lines if want.match(ln)]) != 1:
+        fail(f"the game did not print the README's one line `capped at {fps:g} fps, paced on ...`")
+    if rate < fps * 0.97:
+        fail(f"the display showed {rate:.2f} new images a second, under the README's {fps:g} by more than 3% "
+             f"(load {os.getloadavg()})")
+    print(f"PASS: the README's first {FIRST_SCREEN} lines installed lowlat and capped the game at {fps:g}")
+    return 0
 
 
 if __name__ == "__main__":

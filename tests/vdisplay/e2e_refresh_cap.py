@@ -17,8 +17,8 @@ Scenarios, vkcube through lowlat on the virtual display (lowlat at its default v
   (uncapped FIFO: the refresh rate), each within 3%; `lowlat status --once` shows the running game
   at cap 60 on level "timing" with a latency measured, and under its row that latency in three
   parts (game, GPU, display).
-A run the shared machine slowed (a stretch below its rate, never above) is run again, up to 3
-runs; a stretch above its rate, or the same shortfall 3 times, fails.
+A stretch below its rate (which the shared machine's stalls can make) or above it fails; the test
+runs once.
 """
 import argparse
 import os
@@ -34,7 +34,6 @@ import vdlog  # noqa: E402
 
 SKIP = 77
 TOLERANCE = 0.03  # of the expected rate
-RUNS = 3
 
 
 class Fail(Exception):
@@ -42,7 +41,7 @@ class Fail(Exception):
 
 
 class Slow(Exception):
-    """A rate below what was asked: the machine's stalls can do that, so the run is tried again."""
+    """A rate below what was asked: the machine's stalls can do that, so it is said apart."""
 
 
 def env_for(args, tmp, fps, hz, vrr_min=None):
@@ -222,21 +221,19 @@ def main():
         print("SKIP: no vkcube")
         return SKIP
     scenario = {"half": half, "vrr": vrr, "cycle": cycle}[args.scenario]
-    for attempt in range(1, RUNS + 1):
-        tmp = tempfile.mkdtemp(prefix="lowlat-refresh-cap-")
-        print(f"run {attempt}, logs in {tmp}")
-        try:
-            scenario(args, tmp)
-            print(f"PASS: {args.scenario}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            return 0
-        except Fail as e:
-            print(f"FAIL: {e}")
-            return 1
-        except Slow as e:
-            print(f"slow run ({e}); load: {os.getloadavg()}")
-    print(f"FAIL: {RUNS} runs short of the cap")
-    return 1
+    tmp = tempfile.mkdtemp(prefix="lowlat-refresh-cap-")
+    print(f"logs in {tmp}")
+    try:
+        scenario(args, tmp)
+    except Fail as e:
+        print(f"FAIL: {e}")
+        return 1
+    except Slow as e:
+        print(f"FAIL: short of the cap ({e}); load: {os.getloadavg()}")
+        return 1
+    print(f"PASS: {args.scenario}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":

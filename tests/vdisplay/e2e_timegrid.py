@@ -20,10 +20,10 @@ silent validation layer, the pacing-level and present-mode lines it reuses).
 Steps after a present the app made later than its planned target are not judged (lowlat restarts
 its grid there; a stalled frame on this shared machine does that), nor steps to a frame that
 lowlat, by its present log, released so late that it predicted it ready more than an interval
-after its deadline (the release time and lead in the log; a busy machine lengthens the lead). A run with more than 3% of its
-steps restarted or late, or whose long-run rate is off after presents the app made later than their
-target (the display saw them late: a stalled machine), is run again, up to 5 runs; if none met the
-bounds, the test fails.
+after its deadline (the release time and lead in the log; a busy machine lengthens the lead). The
+targets' long-run step is the cap's within 0.5%, and slower by at most a refresh for each present
+the app made late (each restarts the grid). A run with more than 3% of its steps restarted or late
+fails. The test runs once: a miss is a failure (precise timing is judged in virtual time, tests/sim).
 """
 import bisect
 import os
@@ -53,13 +53,13 @@ MAX_OFF_GRID_VRR = 0.005
 DRAINS = re.compile(r"(\d+) display queue drains")
 
 
-def run_once(args, attempt):
+def run_once(args):
     tmp = tempfile.mkdtemp(prefix="lowlat-timegrid-")
     extra = {"LOWLAT_VDISPLAY_VRR_MIN_HZ": args.vrr_min_hz} if args.vrr_min_hz else {}
     env = e2e_lowlat.lowlat_env(args, tmp, args.fps, extra)
     cmd = ["vkcube", "--wsi", "xcb", "--c", str(args.frames)]
     vrr = f" (VRR from {args.vrr_min_hz} Hz)" if args.vrr_min_hz else ""
-    print(f"run {attempt}: {' '.join(cmd)} at {args.fps} fps on {args.hz} Hz{vrr}; logs in {tmp}")
+    print(f"{' '.join(cmd)} at {args.fps} fps on {args.hz} Hz{vrr}; logs in {tmp}")
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
     levels = [ln for ln in lines if "pacing level" in ln]
@@ -171,16 +171,14 @@ def run_once(args, attempt):
         if off_grid:
             errors.append(f"targets not half a refresh before a refresh start: requests {off_grid[:10]}")
         # Presents the app made after their target (the display saw them late: a stalled machine)
-        # restart the grid: then the steps and the rate say little about it, and the run goes again.
-        rate_errors = []
-        if set(steps) - {1, 2}:
-            rate_errors.append(f"targets further apart than two refreshes: {steps}")
-        if abs(mean_ns / interval - 1) > 0.005:
-            rate_errors.append(f"the targets' long-run step {mean_ns:.0f} ns is not the cap's {interval:.0f} ns")
-        if rate_errors and not unjudged:
-            errors += rate_errors
-        elif rate_errors and not errors:
-            return 2, f"{rate_errors[0]} after {unjudged} late presents", tmp
+        # restart the grid, each losing up to a refresh to the long run: the long-run step may be
+        # slower than the cap by that much more, never faster.
+        slow = 0.005 + unjudged * period / (len(paced) - 1) / interval
+        if set(steps) - {1, 2} and not unjudged:
+            errors.append(f"targets further apart than two refreshes: {steps}")
+        if not -0.005 <= mean_ns / interval - 1 <= slow:
+            errors.append(f"the targets' long-run step {mean_ns:.0f} ns is not the cap's {interval:.0f} ns "
+                          f"(-0.5%..+{slow * 100:.2f}% after {unjudged} late presents)")
         if missed:
             errors.append(f"requests ready by their target's refresh but shown on another: {missed[:10]}")
     if errors:
@@ -195,12 +193,11 @@ def main():
     ap.add_argument("--fps", default="117")
     ap.add_argument("--vrr-min-hz", default="")
     ap.add_argument("--frames", type=int, default=600)
-    ap.add_argument("--attempts", type=int, default=5)
     args = ap.parse_args()
 
     if e2e_lowlat.cannot_run():
         return SKIP
-    return e2e_lowlat.run_attempts(run_once, args)
+    return e2e_lowlat.run_judged(run_once, args)
 
 
 if __name__ == "__main__":
