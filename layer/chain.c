@@ -5,8 +5,11 @@
 #include <string.h>
 #include <vulkan/vk_layer.h>
 
+_Thread_local unsigned lowlat_chain_walks;
+
 const void *lowlat_chain_find(const void *chain, VkStructureType type)
 {
+	lowlat_chain_walks++;
 	for (const VkBaseInStructure *p = chain; p; p = p->pNext)
 		if (p->sType == type)
 			return p;
@@ -153,16 +156,25 @@ static void *storage_take(struct lowlat_chain_storage *s, size_t size)
 	return s->buffer + at;
 }
 
-/* A copy of p in storage, linked after prev (or made the head): NULL when it cannot be copied. */
-static VkBaseOutStructure *copy_after(const VkBaseInStructure *p, struct lowlat_chain_storage *storage,
-                                      VkBaseOutStructure *prev, const void **head)
+VkBaseOutStructure *lowlat_chain_storage_copy(struct lowlat_chain_storage *storage, const void *s)
 {
-	size_t size = lowlat_chain_struct_size(p->sType);
+	size_t size = lowlat_chain_struct_size(((const VkBaseInStructure *)s)->sType);
 	VkBaseOutStructure *c;
 
 	if (!size || !(c = storage_take(storage, size)))
 		return NULL;
-	memcpy(c, p, size);
+	memcpy(c, s, size);
+	return c;
+}
+
+/* A copy of p in storage, linked after prev (or made the head): NULL when it cannot be copied. */
+static VkBaseOutStructure *copy_after(const VkBaseInStructure *p, struct lowlat_chain_storage *storage,
+                                      VkBaseOutStructure *prev, const void **head)
+{
+	VkBaseOutStructure *c = lowlat_chain_storage_copy(storage, p);
+
+	if (!c)
+		return NULL;
 	if (prev)
 		prev->pNext = c;
 	else
@@ -176,6 +188,7 @@ const void *lowlat_chain_copy_to(const void *chain, const void *target, struct l
 	VkBaseOutStructure *tail = NULL;
 	const void *head = NULL;
 
+	lowlat_chain_walks++;
 	for (const VkBaseInStructure *p = chain; p; p = p->pNext) {
 		if (!(tail = copy_after(p, storage, tail, &head)))
 			return NULL;
@@ -193,6 +206,7 @@ bool lowlat_chain_without(const void *chain, VkStructureType type, struct lowlat
 	VkBaseOutStructure *prev = NULL;
 	const void *head = chain;
 
+	lowlat_chain_walks++;
 	for (const VkBaseInStructure *p = chain; p; p = p->pNext) {
 		if (p->sType == type) {
 			/* Skipped: the previous link (a copy of ours, or the head) jumps over it. */

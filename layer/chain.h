@@ -16,6 +16,10 @@
 
 #include "vk_compat.h"
 
+/* Walks of a pNext chain this thread made (each function here, and present_chain.c): counted for
+ * the test that holds a present to one scan and one copy of the app's chain. */
+extern _Thread_local unsigned lowlat_chain_walks;
+
 /* The first structure of the type in the chain, NULL when there is none. */
 const void *lowlat_chain_find(const void *chain, VkStructureType type);
 
@@ -37,6 +41,10 @@ struct lowlat_chain_storage {
 	void *blocks[16]; /* heap blocks, freed at fini */
 	unsigned block_count;
 };
+
+/* A copy of the structure s in storage (its pNext still the app's); NULL when its size is unknown or
+ * storage ran out. */
+VkBaseOutStructure *lowlat_chain_storage_copy(struct lowlat_chain_storage *storage, const void *s);
 
 /* Copies the chain from `chain` down to and including `target` (which must be in it) into
  * storage; returns the new head and sets *copy to the copy of target, whose fields the caller may

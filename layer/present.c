@@ -37,7 +37,7 @@ static bool begin(struct lowlat_present_call *c, struct lowlat_device *dev, VkQu
                   const VkPresentInfoKHR *info)
 {
 	*c = (struct lowlat_present_call){
-	        .dev = dev, .queue = queue, .app = info, .down = info, .count = info->swapchainCount};
+	        .dev = dev, .queue = queue, .app = info, .count = info->swapchainCount};
 	c->t.entry_ns = lowlat_now_ns();
 	if (c->count > LOWLAT_CALL_SWAPCHAINS_MAX) {
 		LOWLAT_WARN_ONCE("a present of %u swapchains at once (more than %d): passed through unpaced",
@@ -57,6 +57,7 @@ static bool begin(struct lowlat_present_call *c, struct lowlat_device *dev, VkQu
 	}
 	if (!c->first)
 		return false;
+	lowlat_present_chain_scan(&c->chain, info->pNext);
 	lowlat_ids_app_ids(c);
 	lowlat_timing_app_chain(c);
 	return true;
@@ -195,7 +196,7 @@ static void release(struct lowlat_present_call *c, int64_t now_ns)
 static void hand_down(struct lowlat_present_call *c, int64_t now_ns)
 {
 	if (!lowlat_timing_present(c, now_ns))
-		c->result = c->dev->vk.QueuePresentKHR(c->queue, c->down);
+		c->result = c->dev->vk.QueuePresentKHR(c->queue, lowlat_call_down(c));
 	for (uint32_t i = 0; i < c->count; i++)
 		c->frames[i].result = c->app->pResults ? c->app->pResults[i] : c->result;
 	c->t.driver_ns = lowlat_now_ns();

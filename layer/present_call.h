@@ -1,9 +1,10 @@
 /* present_call.h — one vkQueuePresentKHR call as lowlat handles it.
  *
  * The hook (present.c) resolves what the call touches once, on entry: the device, each swapchain's
- * record (one lookup each), the app's present id and the structs of its chain lowlat reads. The
- * present modes, the present ids, the levels' plans and the log then read this record; nothing
- * below looks a handle up again or walks the app's chain to find what is here.
+ * record (one lookup each), the app's present id and the structs of its chain lowlat reads (one
+ * walk, present_chain.h). The present modes, the present ids, the levels' plans and the log then
+ * read this record; nothing below looks a handle up again or walks the app's chain. What goes down
+ * is built once, as the driver is called (lowlat_call_down).
  */
 #ifndef LOWLAT_PRESENT_CALL_H
 #define LOWLAT_PRESENT_CALL_H
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "present_chain.h"
 #include "vk_compat.h"
 
 /* Swapchains one call can carry through lowlat: the copies of the present info it hands down
@@ -58,8 +60,9 @@ struct lowlat_call_times {
 struct lowlat_present_call {
 	struct lowlat_device *dev;
 	VkQueue queue;
-	const VkPresentInfoKHR *app;  /* as the app passed it */
-	const VkPresentInfoKHR *down; /* what goes down: the app's, or lowlat's copy of it */
+	const VkPresentInfoKHR *app;       /* as the app passed it */
+	VkPresentInfoKHR down;             /* what goes down, when lowlat put something in its chain */
+	struct lowlat_present_chain chain; /* the app's chain, and what lowlat puts in it */
 	uint32_t count;
 	struct lowlat_frame frames[LOWLAT_CALL_SWAPCHAINS_MAX];
 	struct lowlat_swapchain *first; /* the first tracked swapchain: its settings name the method */
@@ -73,5 +76,18 @@ struct lowlat_present_call {
 	 * the swapchain that set it (grid: that release is a display's, not its CPU grid's). */
 	struct lowlat_frame *waiter;
 };
+
+/* The present info to hand down, with what the steps put in the chain: built once, as the driver is
+ * called. */
+static inline const VkPresentInfoKHR *lowlat_call_down(struct lowlat_present_call *c)
+{
+	const void *head = lowlat_present_chain_build(&c->chain, c->app->pNext);
+
+	if (head == c->app->pNext)
+		return c->app;
+	c->down = *c->app;
+	c->down.pNext = head;
+	return &c->down;
+}
 
 #endif

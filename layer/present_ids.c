@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include "chain.h"
 #include "clock.h"
 #include "message.h"
 #include "swapchain.h"
@@ -61,26 +60,10 @@ void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phys
 	s->enable = true;
 }
 
-/* The app's id struct of each kind in a chain, NULL where it chains none. */
-static const VkPresentIdKHR *app_ids1(const void *chain)
-{
-	return lowlat_chain_find(chain, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
-}
-
-static const VkPresentIdKHR *app_ids2(const void *chain)
-{
-#ifdef VK_KHR_present_id2
-	/* VkPresentId2KHR has VkPresentIdKHR's layout past the header. */
-	return lowlat_chain_find(chain, VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR);
-#else
-	(void)chain;
-	return NULL;
-#endif
-}
-
 void lowlat_ids_app_ids(struct lowlat_present_call *call)
 {
-	const VkPresentIdKHR *id1 = app_ids1(call->app->pNext), *id2 = app_ids2(call->app->pNext);
+	/* VkPresentId2KHR has VkPresentIdKHR's layout past the header. */
+	const VkPresentIdKHR *id1 = call->chain.app[LOWLAT_LINK_ID], *id2 = call->chain.app[LOWLAT_LINK_ID2];
 
 	for (uint32_t i = 0; i < call->count; i++) {
 		uint64_t id = 0;
@@ -92,24 +75,22 @@ void lowlat_ids_app_ids(struct lowlat_present_call *call)
 	}
 }
 
-/* The copy's chain with the app's id struct `found` (in it) pointing at lowlat's ids; NULL when the
- * chain in front of it cannot be copied. */
-static const void *replace_ids(const void *head, const VkPresentIdKHR *found,
-                               struct lowlat_chain_storage *storage, struct lowlat_ids_present *p, uint32_t n)
+/* lowlat's ids in a copy of the app's struct of the kind (or a VkPresentIdKHR of its own where the
+ * app chains no ids), put in the chain that goes down. */
+static void put_ids(struct lowlat_present_call *call, enum lowlat_link kind, VkPresentIdKHR *s,
+                    struct lowlat_ids_present *p)
 {
-	void *copy;
+	const VkPresentIdKHR *app = call->chain.app[kind];
 
-	head = lowlat_chain_copy_to(head, found, storage, &copy);
-	if (!head)
-		return NULL;
-	((VkPresentIdKHR *)copy)->swapchainCount = n;
-	((VkPresentIdKHR *)copy)->pPresentIds = p->ids;
-	return head;
+	*s = app ? *app : (VkPresentIdKHR){.sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR};
+	s->swapchainCount = call->count;
+	s->pPresentIds = p->ids;
+	lowlat_present_chain_put(&call->chain, kind, s);
 }
 
 void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_present *p)
 {
-	const VkPresentInfoKHR *info = call->down;
+	struct lowlat_present_chain *chain = &call->chain;
 	uint32_t n = call->count;
 	bool owned = false;
 
@@ -123,12 +104,8 @@ void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_pres
 	if (!owned)
 		return;
 
-	struct lowlat_chain_storage storage = {.buffer = p->storage, .size = sizeof(p->storage)};
-	const VkPresentIdKHR *id1 = app_ids1(info->pNext), *id2 = app_ids2(info->pNext);
-	const void *head = id1 ? replace_ids(info->pNext, id1, &storage, p, n) : info->pNext;
-	if (head && id2)
-		head = replace_ids(head, app_ids2(head), &storage, p, n);
-	if (!head && (id1 || id2)) {
+	if (!lowlat_present_chain_can_put(chain, LOWLAT_LINK_ID) ||
+	    !lowlat_present_chain_can_put(chain, LOWLAT_LINK_ID2)) {
 		/* The driver would see the app's ids mixed with lowlat's, out of order: those swapchains
 		 * give their ids back to the app for good, and leave the "present-wait" level. */
 		for (uint32_t i = 0; i < n; i++) {
@@ -144,22 +121,16 @@ void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_pres
 		}
 		return;
 	}
-	if (!id1 && !id2) {
-		p->id = (VkPresentIdKHR){.sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR,
-		                         .pNext = info->pNext,
-		                         .swapchainCount = n,
-		                         .pPresentIds = p->ids};
-		head = &p->id;
-	}
+	if (chain->app[LOWLAT_LINK_ID] || !chain->app[LOWLAT_LINK_ID2])
+		put_ids(call, LOWLAT_LINK_ID, &p->id, p);
+	if (chain->app[LOWLAT_LINK_ID2])
+		put_ids(call, LOWLAT_LINK_ID2, &p->id2, p);
 	for (uint32_t i = 0; i < n; i++) {
 		struct lowlat_frame *f = &call->frames[i];
 		p->ids[i] = f->sc && f->sc->ids_owned
 		                    ? (f->sc->present_id = lowlat_id_map_issue(&f->sc->ids, f->app_id))
 		                    : f->app_id;
 	}
-	p->info = *info;
-	p->info.pNext = head;
-	call->down = &p->info;
 }
 
 /* One wait down the chain for lowlat's id `id`, v1 or v2 as the app called it. */

@@ -36,21 +36,19 @@ struct lowlat_ids_device_setup {
 void lowlat_ids_device_setup(struct lowlat_instance *inst, VkPhysicalDevice physical,
                              struct lowlat_device_info *d, struct lowlat_ids_device_setup *s);
 
-/* A present's copy carrying lowlat's ids; storage for lowlat_ids_present. */
+/* lowlat's ids for a present, and the structs that carry them down; storage for lowlat_ids_present. */
 struct lowlat_ids_present {
-	VkPresentInfoKHR info;
-	VkPresentIdKHR id;
+	VkPresentIdKHR id, id2; /* id2: in place of the app's VkPresentId2KHR (the same layout) */
 	uint64_t ids[LOWLAT_CALL_SWAPCHAINS_MAX];
-	unsigned char storage[512];
 };
 
 /* On a present's entry: each frame's app_id, from the app's VkPresentIdKHR, else its
  * VkPresentId2KHR (0: none). */
 void lowlat_ids_app_ids(struct lowlat_present_call *call);
 
-/* At each present: where a swapchain of the call owns its ids, call->down becomes p->info, a copy
- * carrying lowlat's ids (the app's VkPresentIdKHR / VkPresentId2KHR replaced in a copy of its
- * chain), and that swapchain's sc->present_id is the id the driver sees (0 on the others). */
+/* At each present: where a swapchain of the call owns its ids, lowlat's ids are put in the chain
+ * that goes down (in place of the app's VkPresentIdKHR / VkPresentId2KHR, present_chain.h), and
+ * that swapchain's sc->present_id is the id the driver sees (0 on the others). */
 void lowlat_ids_present(struct lowlat_present_call *call, struct lowlat_ids_present *p);
 
 /* The app's present wait for its id app_id (v2: its VkPresentWait2InfoKHR, else NULL), translated

@@ -377,9 +377,7 @@ static VkPresentModeKHR choose(const struct lowlat_swapchain *sc)
 
 void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_present *mp)
 {
-	const VkPresentInfoKHR *info = call->down;
-	const VkSwapchainPresentModeInfoKHR *app =
-	        lowlat_chain_find(info->pNext, VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR);
+	const VkSwapchainPresentModeInfoKHR *app = call->chain.app[LOWLAT_LINK_MODE];
 	uint32_t n = call->count;
 	/* A per-present list that does not match the call is the app's error: passed as it is. */
 	bool differs = false, all_switch = true, usable = !app || app->swapchainCount == n;
@@ -408,10 +406,7 @@ void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_pr
 	if (!usable)
 		return;
 	if (app && differs) {
-		struct lowlat_chain_storage storage = {.buffer = mp->storage, .size = sizeof(mp->storage)};
-		void *copy;
-		const void *head = lowlat_chain_copy_to(info->pNext, app, &storage, &copy);
-		if (!head) {
+		if (!lowlat_present_chain_can_put(&call->chain, LOWLAT_LINK_MODE)) {
 			LOWLAT_WARN_ONCE(
 			        "a present's chain cannot be copied (a structure lowlat does not know): its "
 			        "present modes stay as the app asked");
@@ -420,20 +415,16 @@ void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_pr
 					call->frames[i].sc->current_mode = call->frames[i].sc->modes.app_mode;
 			return;
 		}
-		((VkSwapchainPresentModeInfoKHR *)copy)->pPresentModes = mp->mode;
-		mp->info = *info;
-		mp->info.pNext = head;
-		call->down = &mp->info;
+		mp->modes = *app;
+		mp->modes.pPresentModes = mp->mode;
+		lowlat_present_chain_put(&call->chain, LOWLAT_LINK_MODE, &mp->modes);
 	} else if (!app && all_switch) {
 		/* Every swapchain was created with both modes: each present says which. */
 		mp->modes = (VkSwapchainPresentModeInfoKHR){
 		        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_KHR,
-		        .pNext = info->pNext,
 		        .swapchainCount = n,
 		        .pPresentModes = mp->mode};
-		mp->info = *info;
-		mp->info.pNext = &mp->modes;
-		call->down = &mp->info;
+		lowlat_present_chain_put(&call->chain, LOWLAT_LINK_MODE, &mp->modes);
 	} else if (!app) {
 		/* Nothing says a mode: each swapchain stays in the one it had. */
 		return;

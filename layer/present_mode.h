@@ -72,12 +72,10 @@ struct lowlat_mode_swapchain_setup {
 
 /* A present's copy with each swapchain's mode; storage for lowlat_mode_present. */
 struct lowlat_mode_present {
-	VkPresentInfoKHR info;
 #ifdef LOWLAT_HAVE_PRESENT_MODES
 	VkSwapchainPresentModeInfoKHR modes;
 #endif
 	VkPresentModeKHR mode[LOWLAT_CALL_SWAPCHAINS_MAX];
-	unsigned char storage[512];
 };
 
 #ifdef LOWLAT_HAVE_PRESENT_MODES
@@ -93,9 +91,9 @@ void lowlat_mode_device_setup(struct lowlat_instance *inst, VkPhysicalDevice phy
 void lowlat_mode_swapchain_setup(struct lowlat_device *dev, const struct lowlat_config *cfg,
                                  VkSwapchainCreateInfoKHR *info, struct lowlat_mode_swapchain_setup *s);
 
-/* At each present, after every swapchain's settings were brought up to date: call->down becomes
- * mp->info with each swapchain's mode where lowlat states or changes one, and sc->current_mode is
- * the mode each swapchain presents in. */
+/* At each present, after every swapchain's settings were brought up to date: mp->modes, with each
+ * swapchain's mode, is put in the chain that goes down where lowlat states or changes one
+ * (present_chain.h), and sc->current_mode is the mode each swapchain presents in. */
 void lowlat_mode_present(struct lowlat_present_call *call, struct lowlat_mode_present *mp);
 
 #else

@@ -414,8 +414,7 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
  * which the hand-down weighs against lowlat's (app_target_stands). */
 void lowlat_timing_app_chain(struct lowlat_present_call *call)
 {
-	const VkPresentTimingsInfoEXT *timings =
-	        lowlat_chain_find(call->app->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT);
+	const VkPresentTimingsInfoEXT *timings = call->chain.app[LOWLAT_LINK_TIMINGS];
 
 	call->app_timings = timings;
 	for (uint32_t i = 0; timings && timings->pTimingInfos && i < timings->swapchainCount; i++)
@@ -423,14 +422,13 @@ void lowlat_timing_app_chain(struct lowlat_present_call *call)
 			call->app_targets = true;
 }
 
-/* A copy of the present info with lowlat's VkPresentTimingsInfoEXT: in front of the app's chain, or
- * in place of the app's own in a copy of the chain down to it. */
+/* The present info with lowlat's VkPresentTimingsInfoEXT put in the chain (in front of the app's
+ * chain, or in place of the app's own), and the results lowlat reads before the app's array. */
 struct timed_present {
 	VkPresentInfoKHR info;
 	VkPresentTimingsInfoEXT timings;
 	VkPresentTimingInfoEXT timing[LOWLAT_CALL_SWAPCHAINS_MAX];
 	VkResult results[LOWLAT_CALL_SWAPCHAINS_MAX];
-	_Alignas(16) unsigned char storage[512];
 };
 
 /* This present's target on the swapchain's grid (lowlat_timing_target) in the form the swapchain
@@ -515,32 +513,19 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 		sc->timing.pushed = false;
 		lowlat_timing_update(sc);
 	}
-	*tp = (struct timed_present){.info = *call->down};
-	tp->info.pResults = tp->results;
-	if (app) {
-		struct lowlat_chain_storage storage = {.buffer = tp->storage, .size = sizeof(tp->storage)};
-		void *copy;
-		const void *head = lowlat_chain_copy_to(
-		        call->down->pNext,
-		        lowlat_chain_find(call->down->pNext, VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT),
-		        &storage, &copy);
-		if (!head) {
-			LOWLAT_WARN_ONCE(
-			        "a present's chain cannot be copied (a structure lowlat does not know "
-			        "before the app's present timing): such presents go down as the app made "
-			        "them");
-			return false;
-		}
-		((VkPresentTimingsInfoEXT *)copy)->swapchainCount = call->count;
-		((VkPresentTimingsInfoEXT *)copy)->pTimingInfos = tp->timing;
-		tp->info.pNext = head;
-	} else {
-		tp->timings = (VkPresentTimingsInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
-		                                        .pNext = call->down->pNext,
-		                                        .swapchainCount = call->count,
-		                                        .pTimingInfos = tp->timing};
-		tp->info.pNext = &tp->timings;
+	if (!lowlat_present_chain_can_put(&call->chain, LOWLAT_LINK_TIMINGS)) {
+		LOWLAT_WARN_ONCE(
+		        "a present's chain cannot be copied (a structure lowlat does not know before the "
+		        "app's present timing): such presents go down as the app made them");
+		return false;
 	}
+	tp->timings =
+	        app ? *app : (VkPresentTimingsInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT};
+	tp->timings.swapchainCount = call->count;
+	tp->timings.pTimingInfos = tp->timing;
+	lowlat_present_chain_put(&call->chain, LOWLAT_LINK_TIMINGS, &tp->timings);
+	tp->info = *lowlat_call_down(call);
+	tp->info.pResults = tp->results;
 	for (uint32_t i = 0; i < call->count; i++) {
 		struct lowlat_frame *f = &call->frames[i];
 		const VkPresentTimingInfoEXT *a =
@@ -589,11 +574,6 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 	return true;
 }
 
-/* A swapchain whose results queue was full is refused with VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
- * an error an app that never asked for timing cannot expect: present again without stage queries.
- * The refused present's semaphore waits did execute (the spec counts its queue operations as
- * enqueued), so the retry waits on nothing. Only when every swapchain of the call was refused: the
- * app's per-swapchain pNext arrays cannot be split. */
 /* The app's part of the results queue is full (its size, LOWLAT_APP_QUEUE_MAX): its present asking
  * for stage times is refused as the driver would refuse it, VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT
  * and nothing shown, the semaphore waits done all the same (an empty submission that waits on them).
@@ -623,6 +603,11 @@ static bool refuse_app_full(struct lowlat_present_call *call)
 	return true;
 }
 
+/* A swapchain whose results queue was full is refused with VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT,
+ * an error an app that never asked for timing cannot expect: present again without stage queries.
+ * The refused present's semaphore waits did execute (the spec counts its queue operations as
+ * enqueued), so the retry waits on nothing. Only when every swapchain of the call was refused: the
+ * app's per-swapchain pNext arrays cannot be split. */
 bool lowlat_timing_present(struct lowlat_present_call *call, int64_t now_ns)
 {
 	struct lowlat_device *dev = call->dev;

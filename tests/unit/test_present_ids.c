@@ -1,8 +1,8 @@
 /* test_present_ids.c — lowlat's own present ids (layer/present_ids.c) against a fake driver whose
  * present wait returns once a "display" thread has shown an id: the present info's copy carries
  * lowlat's ids in place of the app's (the app's structs untouched), and the app's waits for its own
- * ids (skipped ones, one not presented yet, one never presented) are translated. With real threads,
- * for ThreadSanitizer too. */
+ * ids (skipped ones, one not presented yet, one never presented) are translated; the present walks
+ * the app's chain once and copies it at most once. With real threads, for ThreadSanitizer too. */
 #include <pthread.h>
 #include <time.h>
 
@@ -65,11 +65,15 @@ static uint64_t present(struct lowlat_swapchain *sc, uint64_t app_id)
 	                         .pSwapchains = &sc->handle};
 	struct lowlat_ids_present p;
 	/* The call as the present hook resolves it (present_call.h). */
-	struct lowlat_present_call call = {.dev = &dev, .app = &info, .down = &info, .count = 1};
+	struct lowlat_present_call call = {.dev = &dev, .app = &info, .count = 1};
 	call.frames[0] = (struct lowlat_frame){.sc = sc, .call = &call};
+	lowlat_chain_walks = 0;
+	lowlat_present_chain_scan(&call.chain, info.pNext);
 	lowlat_ids_app_ids(&call);
 	lowlat_ids_present(&call, &p);
-	const VkPresentInfoKHR *out = call.down;
+	const VkPresentInfoKHR *out = lowlat_call_down(&call);
+	/* One scan; one copy where lowlat replaced the app's ids (in front of its chain otherwise). */
+	CHECK_EQ_I64(lowlat_chain_walks, app_id && sc->ids_owned ? 2 : 1);
 	const VkPresentIdKHR *seen = lowlat_chain_find(out->pNext, VK_STRUCTURE_TYPE_PRESENT_ID_KHR);
 	uint64_t app_before = app_id;
 
