@@ -20,14 +20,14 @@ testenv_build_dir() {
 # testenv_build: configure once and build, quietly unless something fails; sets $build.
 testenv_build() {
 	build=$(testenv_build_dir)
-	local options=()
+	local options=(-Dtests=enabled)
 	case "${LOWLAT_VARIANT:-}" in
 	'') ;;
 	# -z nodelete keeps the layer mapped after the loader unloads it, so reports keep its symbols.
-	address) options=(-Db_sanitize=address,undefined -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
-	thread) options=(-Db_sanitize=thread -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
+	address) options+=(-Db_sanitize=address,undefined -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
+	thread) options+=(-Db_sanitize=thread -Db_lundef=false -Dc_link_args=-Wl,-z,nodelete) ;;
 	i386)
-		options=(--cross-file "$repo/tools/cross/i386-linux-gnu.txt")
+		options+=(--cross-file "$repo/tools/cross/i386-linux-gnu.txt")
 		# Under qemu-user where the kernel cannot run them: meson's checks and the tests too.
 		testenv_can_run_i386 || options+=(--cross-file "$repo/tools/cross/i386-qemu.txt")
 		;;
