@@ -193,8 +193,8 @@ static bool grid(struct lowlat_frame *f, int64_t now_ns)
  * release at most. A frame done during the wait is ready then; one not done by the release, at
  * least then; one done before the wait began, when the driver's present returned at the latest:
  * close where that call is quick, and the truth where it waits for the frame's work (lavapipe's
- * present waits for its semaphores on the CPU: 5.7-6.4 ms for frames with 5-6 ms of GPU work
- * after the call, 2026-12-06). Never before the present's entry. */
+ * present waits for its semaphores on the CPU, so its return follows the frame's GPU work).
+ * Never before the present's entry. */
 static int64_t hold(struct lowlat_frame *f, int64_t release_ns)
 {
 	struct lowlat_swapchain_refresh *r = &f->sc->refresh;

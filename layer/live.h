@@ -2,7 +2,7 @@
  * frame rate and, where the level measures it, latency. The presenting thread publishes them in
  * atomics; the control socket's thread reads them for its `stats` command. They live in a fixed
  * table of slots, not in the swapchain, so that reader never follows a pointer into a swapchain
- * being destroyed. Pure (no Vulkan): tests/unit/test_live.c.
+ * being destroyed. Pure (no Vulkan): tests/unit/test_fps_refresh.c.
  */
 #ifndef LOWLAT_LIVE_H
 #define LOWLAT_LIVE_H

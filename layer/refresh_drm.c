@@ -152,7 +152,7 @@ static bool crtc_vrr(int fd, uint32_t crtc_id)
 }
 
 /* The vertical blanking of a mode, in ns: the kernel stamps a vblank at its end (the first line's
- * scan-out, drm_vblank.c), a flip latches at its start; at 120 Hz on 1080p (45 of 1125 lines)
+ * scan-out: the kernel's drm_vblank.c), a flip latches at its start; at 120 Hz on 1080p (45 of 1125 lines)
  * 0.33 ms. */
 static int64_t blanking_ns(const struct drm_mode_modeinfo *m, int64_t period_ns)
 {

@@ -143,7 +143,7 @@ static void latency_cap_unkept(const struct lowlat_swapchain *sc, const char *le
  * succeeded):
  *  - "timing": VK_EXT_present_timing, target display times on the refresh grid;
  *  - "present-wait": present-wait completion times, lowlat's own present ids, the latency cap;
- *  - "drm": the refresh clock of the screen's CRTC (present_refresh.h), releases on its grid;
+ *  - "drm": the refresh clock of the screen's CRTC (refresh_drm.h), releases on its grid;
  *  - "cpu": the time grid of the plain late limiter.
  * An app that uses present timing itself gets "timing" too (its own targets are left alone present
  * by present, present_timing.c), or else "cpu": lowlat gave its present ids no second meaning. */

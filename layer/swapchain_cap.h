@@ -56,7 +56,7 @@ struct lowlat_swapchain_cap {
 };
 
 /* The cap in millihertz (0: none) for sc's config and display, with the lines it calls for. The one
- * place a swapchain's cap is decided (present.c, swapchain_refresh). */
+ * place a swapchain's cap is decided (called by lowlat_swapchain_settings, swapchain.c). */
 uint32_t lowlat_cap_mfps(struct lowlat_swapchain *sc);
 
 /* Whether lowlat_cap_mfps must run again although the config did not change: the display's rate
