@@ -35,10 +35,12 @@ void lowlat_present_chain_scan(struct lowlat_present_chain *c, const void *app_c
 	memset(c->put, 0, sizeof(c->put));
 	for (const VkBaseInStructure *p = app_chain; p; p = p->pNext, n++) {
 		enum lowlat_link kind = link_of(p->sType);
+		if (n < LOWLAT_PRESENT_CHAIN_LINKS)
+			c->links[n] = p;
 		if (kind != LOWLAT_LINKS && !c->app[kind]) {
 			c->app[kind] = p;
 			c->position[kind] = n;
-			c->replaceable[kind] = front <= sizeof(c->storage);
+			c->replaceable[kind] = n < LOWLAT_PRESENT_CHAIN_LINKS && front <= sizeof(c->storage);
 		}
 		size_t size = lowlat_chain_struct_size(p->sType);
 		/* Rounded up as chain.c places its copies. */
@@ -62,11 +64,10 @@ const void *lowlat_present_chain_build(struct lowlat_present_chain *c, const voi
 		 * link then points at the rest of the app's chain. */
 		struct lowlat_chain_storage storage = {.buffer = c->storage, .size = sizeof(c->storage)};
 		VkBaseOutStructure *tail = NULL;
-		const VkBaseInStructure *p = app_chain;
 
-		lowlat_chain_walks++;
 		head = NULL;
-		for (unsigned n = 0; n <= last; n++, p = p->pNext) {
+		for (unsigned n = 0; n <= last; n++) {
+			const VkBaseInStructure *p = c->links[n];
 			enum lowlat_link kind = link_of(p->sType);
 			VkBaseOutStructure *link = kind != LOWLAT_LINKS && c->app[kind] == p && c->put[kind]
 			                                   ? c->put[kind]
@@ -79,7 +80,7 @@ const void *lowlat_present_chain_build(struct lowlat_present_chain *c, const voi
 				head = link;
 			tail = link;
 		}
-		tail->pNext = (VkBaseOutStructure *)p;
+		tail->pNext = (VkBaseOutStructure *)c->links[last]->pNext;
 	}
 	/* lowlat's structs of kinds the app chains none of go in front. */
 	for (int k = LOWLAT_LINKS - 1; k >= 0; k--)
