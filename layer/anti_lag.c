@@ -20,6 +20,7 @@
 #include "message.h"
 #include "objects.h"
 #include "swapchain.h"
+#include "wait_point.h"
 
 void lowlat_anti_lag_device_init(struct lowlat_device *dev, bool enabled)
 {

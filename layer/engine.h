@@ -85,7 +85,8 @@ void lowlat_engine_check(struct lowlat_instance *inst);
 /* Which of those limiters hold on a device (engine_limits, engine_limit): vkd3d-proton's
  * VKD3D_FRAME_RATE only where the app enabled present wait (VK_KHR_present_wait or present_wait2),
  * since vkd3d-proton's swapchain keeps that rate after a present wait and nowhere else
- * (libs/vkd3d/swapchain.c, dxgi_vk_swap_chain_delay_next_frame); says once when it does not hold. */
+ * (vkd3d-proton's libs/vkd3d/swapchain.c, dxgi_vk_swap_chain_delay_next_frame); says once when it does not
+ * hold. */
 struct lowlat_device;
 void lowlat_engine_device(struct lowlat_device *dev, bool present_wait);
 

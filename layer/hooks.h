@@ -32,7 +32,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateDevice(VkPhysicalDevice physical, co
                                                    const VkAllocationCallbacks *allocator, VkDevice *device);
 VKAPI_ATTR void VKAPI_CALL lowlat_DestroyDevice(VkDevice device, const VkAllocationCallbacks *allocator);
 
-/* swapchain.c and present.c: swapchains and presentation. */
+/* swapchain_life.c and present.c: swapchains and presentation. */
 VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
                                                          const VkSwapchainCreateInfoKHR *info,
                                                          const VkAllocationCallbacks *allocator,

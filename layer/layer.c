@@ -23,6 +23,7 @@
 #include "present_timing.h"
 #include "present_wait.h"
 #include "swapchain.h"
+#include "swapchain_life.h"
 
 static void copy_name(char *dst, size_t size, const char *src)
 {

@@ -1,6 +1,6 @@
 /* level.h — a pacing level: where a swapchain's releases come from, behind one small interface.
  *
- * A swapchain gets its level once, at creation (swapchain.c, from the best the device and surface
+ * A swapchain gets its level once, at creation (swapchain_life.c, from the best the device and surface
  * allow down): "timing" (VK_EXT_present_timing: target display times on the refresh grid, and the
  * display's reports of when frames were ready and shown), "present-wait" (lowlat's own present ids
  * and waits: the latency cap and the refresh phase its waits return at), "drm" (the screen's

@@ -54,6 +54,18 @@ void lowlat_refresh_swapchain_fini(struct lowlat_swapchain *sc)
 	sc->refresh.active = false;
 }
 
+/* The next frame's target on the screen's refresh grid (pace_grid.h) from the level's observations
+ * in *in, on the swapchain's pacer, under the lock the game thread's latency sleep shares it by;
+ * the grid continues from the CPU pacer's latest release where that set it. */
+static void grid_plan(struct lowlat_swapchain *sc, struct lowlat_grid_in *in, struct lowlat_grid_plan *plan)
+{
+	lowlat_point_pacer_lock(sc->device);
+	in->cpu_release_ns = sc->last_release_display ? 0 : sc->last_release_ns;
+	lowlat_grid_plan(&sc->pacer, in, plan);
+	sc->last_release_display = true;
+	lowlat_point_pacer_unlock(sc->device);
+}
+
 /* Reads the source again: the phase moves to the newest vblank. */
 static void resample(struct lowlat_swapchain *sc, int64_t now_ns)
 {
@@ -159,16 +171,16 @@ static int64_t release(struct lowlat_frame *f, int64_t now_ns)
 		f->target_ns = current;
 		r->frame_lead_ns = r->lead_ns;
 	}
-	lowlat_swapchain_grid_plan(sc,
-	                           &(struct lowlat_grid_in){
-	                                   .refresh_ns = period,
-	                                   .vblank_ns = vblank,
-	                                   .n = lowlat_refresh_multiple(sc->pacer.mfps, period),
-	                                   .lead_ns = lead,
-	                                   .now_ns = now_ns,
-	                                   .current_ns = current,
-	                           },
-	                           &plan);
+	grid_plan(sc,
+	          &(struct lowlat_grid_in){
+	                  .refresh_ns = period,
+	                  .vblank_ns = vblank,
+	                  .n = lowlat_refresh_multiple(sc->pacer.mfps, period),
+	                  .lead_ns = lead,
+	                  .now_ns = now_ns,
+	                  .current_ns = current,
+	          },
+	          &plan);
 	r->target_ns = plan.target_ns;
 	r->after_release_ns = plan.after_ns - lead;
 	r->have_target = true;

@@ -18,6 +18,7 @@
 #include "present_call.h"
 #include "present_timing.h"
 #include "swapchain.h"
+#include "swapchain_cap.h"
 #include "wait_point.h"
 
 /* How long the latency-frames cap waits for the display to report a frame shown, in refreshes

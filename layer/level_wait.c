@@ -12,6 +12,7 @@
 #include "present_call.h"
 #include "present_ids.h"
 #include "swapchain.h"
+#include "swapchain_cap.h"
 
 /* How long the latency cap waits for a frame to be shown: four of the cap's intervals (a frame on
  * time is shown within one, the refresh being unknown on this level), and never under 100 ms,

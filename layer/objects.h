@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "dispatch.h"
-#include "latency_sleep.h"
+#include "latency_device.h"
 #include "plumbing.h"
 
 struct lowlat_instance {

@@ -30,6 +30,7 @@
 #include "present_timing.h"
 #include "present_wait.h"
 #include "swapchain.h"
+#include "swapchain_life.h"
 #include "wait_point.h"
 
 /* Resolves the call; false when lowlat has nothing to do with it (it then goes down untouched). */

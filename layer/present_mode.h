@@ -22,24 +22,12 @@
 
 #include "create_info.h"
 #include "present_call.h"
+#include "present_mode_state.h"
 
 struct lowlat_instance;
 struct lowlat_device;
 struct lowlat_config;
 struct lowlat_present_call;
-
-/* How a swapchain's present mode is chosen (present_mode.h). */
-enum lowlat_mode_policy {
-	LOWLAT_MODES_KEEP,   /* the mode it was created with (the app's, or chosen once at creation) */
-	LOWLAT_MODES_FORCED, /* an explicit present_mode, at creation and in every per-present mode */
-	LOWLAT_MODES_SWITCH, /* auto with swapchain_maintenance1: FIFO or FIFO_LATEST_READY per present */
-};
-
-struct lowlat_swapchain_modes {
-	enum lowlat_mode_policy policy;
-	VkPresentModeKHR app_mode; /* the app's latest: its create mode, then its per-present modes */
-	VkPresentModeKHR forced;   /* LOWLAT_MODES_FORCED */
-};
 
 #if defined(VK_KHR_swapchain_maintenance1) && defined(VK_KHR_surface_maintenance1) &&                        \
         defined(VK_KHR_present_mode_fifo_latest_ready)

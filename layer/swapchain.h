@@ -1,11 +1,13 @@
-/* swapchain.h — what lowlat keeps per swapchain, and its life: created after the driver created the
- * swapchain, its pacing level chosen then, destroyed (with one summary line) before the driver
- * destroys it (swapchain.c).
+/* swapchain.h — what lowlat keeps per swapchain. Its life (created after the driver created the
+ * swapchain, its pacing level chosen then, destroyed with one summary line before the driver
+ * destroys it) is swapchain_life.c's.
  *
  * Each swapchain has its own pacer, sleeper and copy of the settings, used only by the thread
  * presenting to it (Vulkan requires presents and acquires of one swapchain to be externally
  * synchronised), so two swapchains of one device may present from two threads at once. State a
- * level or wait point keeps lives in that module's own struct, embedded here.
+ * level or wait point keeps lives in that module's own struct, embedded here from its state header
+ * (present_timing_state.h and the like), which includes nothing of the module's: the modules
+ * include this header, never the other way.
  */
 #ifndef LOWLAT_SWAPCHAIN_H
 #define LOWLAT_SWAPCHAIN_H
@@ -18,14 +20,14 @@
 #include "brain/pace_wait.h"
 #include "clock.h"
 #include "id_map.h"
-#include "latency_sleep.h"
-#include "level_drm.h"
+#include "level_drm_state.h"
 #include "lowlat_config.h"
 #include "objects.h"
-#include "present_mode.h"
-#include "present_timing.h"
-#include "present_wait.h"
-#include "swapchain_cap.h"
+#include "present_mode_state.h"
+#include "present_timing_state.h"
+#include "present_wait_state.h"
+#include "swapchain_cap_state.h"
+#include "wait_point_state.h"
 
 struct lowlat_level; /* level.h */
 struct lowlat_log;   /* log.h */
@@ -114,10 +116,6 @@ static inline struct lowlat_swapchain *lowlat_swapchain_of(struct lowlat_device 
 	return lowlat_map_find(&device->swapchains, (uint64_t)swapchain);
 }
 
-/* Brings the swapchain's copy of the settings, and its pacer, up to the process's config. Called by
- * the thread presenting to it; costs an atomic load when nothing changed. */
-void lowlat_swapchain_settings(struct lowlat_swapchain *sc);
-
 /* The release of the app the swapchain asked for, where the next path or swapchain continues: grid
  * when a display's or the screen's refresh grid set it, not the CPU pacer. */
 static inline void lowlat_swapchain_released(struct lowlat_swapchain *sc, int64_t release_ns, bool grid)
@@ -127,25 +125,11 @@ static inline void lowlat_swapchain_released(struct lowlat_swapchain *sc, int64_
 	atomic_store_explicit(&sc->device->last_release_ns, release_ns, memory_order_relaxed);
 }
 
-/* The next frame's target on a display's refresh grid (pace_grid.h) from the level's observations
- * in *in, on the swapchain's pacer, under the lock the game thread's latency sleep shares it by;
- * the grid continues from the CPU pacer's latest release where that set it. */
-struct lowlat_grid_in;
-struct lowlat_grid_plan;
-void lowlat_swapchain_grid_plan(struct lowlat_swapchain *sc, struct lowlat_grid_in *in,
-                                struct lowlat_grid_plan *plan);
-
-/* The latency-frames cap's wait for the display timed out (within: how long, in words). */
-void lowlat_swapchain_cap_timed_out(struct lowlat_swapchain *sc, uint32_t k, const char *within);
-
 /* Whether a present mode waits for the refresh (the modes that may carry present-timing targets). */
 static inline bool lowlat_mode_is_fifo(VkPresentModeKHR mode)
 {
 	return mode == VK_PRESENT_MODE_FIFO_KHR || mode == VK_PRESENT_MODE_FIFO_RELAXED_KHR ||
 	       mode == VK_PRESENT_MODE_FIFO_LATEST_READY_KHR;
 }
-
-/* DestroyDevice: frees the records of swapchains the app leaked. */
-void lowlat_swapchain_device_teardown(struct lowlat_device *dev);
 
 #endif

@@ -2,6 +2,7 @@
  * swapchain_cap.h. Runs on the thread presenting to the swapchain (externally synchronised). */
 #include "swapchain_cap.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,4 +266,22 @@ void lowlat_cap_destroyed(struct lowlat_swapchain *sc)
 {
 	lowlat_live_release(sc->cap.live);
 	sc->cap.live = NULL;
+}
+
+/* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
+ * reports nothing any more would otherwise cost every frame the whole timeout. */
+#define LATENCY_TIMEOUTS_MAX 8
+
+void lowlat_swapchain_cap_timed_out(struct lowlat_swapchain *sc, uint32_t k, const char *within)
+{
+	sc->latency_timeouts++;
+	if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
+		sc->latency_off = true;
+		LOWLAT_WARN_LIMITED("swapchain %ux%u: %d waits in a row for the display to report a frame "
+		                    "shown timed out; max_latency_frames is off for this swapchain",
+		                    sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
+	}
+	LOWLAT_WARN_ONCE("swapchain %ux%u: frame %" PRIu64 " was not reported shown within %s; released "
+	                 "the app anyway (max_latency_frames %u; counted in the swapchain's summary)",
+	                 sc->extent.width, sc->extent.height, sc->presents, within, k);
 }

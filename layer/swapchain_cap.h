@@ -21,43 +21,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "swapchain_cap_state.h"
+
 struct lowlat_swapchain;
-struct lowlat_live;
 
 /* How long after its first present a swapchain waits for its display's rate before it takes the
  * assumed one: present timing reports it at the first present or soon after, and the present-wait
  * level needs some 5 frames shown (LOWLAT_PW_SPACINGS_MIN spacings). */
 #define LOWLAT_CAP_LEARN_NS 1000000000ll /* 1 s */
 
-/* Where a swapchain's display rate came from. */
-enum lowlat_rate_source {
-	LOWLAT_RATE_UNKNOWN,
-	LOWLAT_RATE_TIMING,       /* VK_EXT_present_timing's refresh duration */
-	LOWLAT_RATE_DRM,          /* the refresh source's mode period ("drm" level) */
-	LOWLAT_RATE_PRESENT_WAIT, /* first pixels' spacing seen by lowlat's present waits */
-};
-
-struct lowlat_swapchain_cap {
-	bool created; /* creation is over: the level is chosen, lines may be said */
-	bool dirty;   /* resolve again at the next present */
-	/* A relative cap waiting for the display's rate: uncapped meanwhile (provisional), until
-	 * learn_until_ns (set at the first present), after which learn_over takes the assumed rate. */
-	bool provisional, learn_over;
-	int64_t learn_until_ns;
-	/* The rate the cap was last resolved against. */
-	enum lowlat_rate_source source;
-	int64_t refresh_ns; /* 0: unknown */
-	bool vrr;
-	int64_t pw_period_ns;     /* the present-wait level's measured rate, kept once learned */
-	const char *timing_why;   /* why not "timing" (a constant string), for the line */
-	bool told;                /* the line was said */
-	uint32_t told_mfps;       /* the cap it said, to tell a change */
-	struct lowlat_live *live; /* its `lowlat status` slot, NULL when none was free */
-};
-
 /* The cap in millihertz (0: none) for sc's config and display, with the lines it calls for. The one
- * place a swapchain's cap is decided (called by lowlat_swapchain_settings, swapchain.c). */
+ * place a swapchain's cap is decided (called by lowlat_swapchain_settings, swapchain_life.c). */
 uint32_t lowlat_cap_mfps(struct lowlat_swapchain *sc);
+
+/* The latency-frames cap's wait for the display timed out (within: how long, in words); after
+ * LATENCY_TIMEOUTS_MAX in a row the cap is off for the swapchain. */
+void lowlat_swapchain_cap_timed_out(struct lowlat_swapchain *sc, uint32_t k, const char *within);
 
 /* Whether lowlat_cap_mfps must run again although the config did not change: the display's rate
  * moved, was learned, or was waited for long enough. An atomic-free check of a few fields for an

@@ -6,7 +6,7 @@
 
 #include "clock.h"
 #include "latency_book.h"
-#include "latency_sleep.h"
+#include "latency_device.h"
 #include "log.h"
 #include "message.h"
 #include "objects.h"

@@ -1,7 +1,7 @@
-/* swapchain.c — swapchain records: creation with the pacing level chosen once, the settings brought
- * up to date, the summary line at destruction, and the acquire hooks' blocked time. See
- * swapchain.h. */
-#include "swapchain.h"
+/* swapchain_life.c — swapchain records: creation with the pacing level chosen once, the settings
+ * brought up to date, the summary line at destruction, and the acquire hooks' blocked time. See
+ * swapchain_life.h and swapchain.h. */
+#include "swapchain_life.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -11,6 +11,7 @@
 #include "chain.h"
 #include "config.h"
 #include "hooks.h"
+#include "latency_sleep.h"
 #include "level.h"
 #include "level_drm.h"
 #include "log.h"
@@ -19,6 +20,7 @@
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
+#include "swapchain.h"
 #include "swapchain_cap.h"
 #include "wait_point.h"
 
@@ -362,32 +364,4 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_AcquireNextImage2KHR(VkDevice device,
 	if (sc)
 		sc->acquire_blocked_ns += lowlat_now_ns() - begin_ns;
 	return result;
-}
-
-void lowlat_swapchain_grid_plan(struct lowlat_swapchain *sc, struct lowlat_grid_in *in,
-                                struct lowlat_grid_plan *plan)
-{
-	lowlat_point_pacer_lock(sc->device);
-	in->cpu_release_ns = sc->last_release_display ? 0 : sc->last_release_ns;
-	lowlat_grid_plan(&sc->pacer, in, plan);
-	sc->last_release_display = true;
-	lowlat_point_pacer_unlock(sc->device);
-}
-
-/* Timed-out waits in a row after which a swapchain's latency cap is turned off: a display that
- * reports nothing any more would otherwise cost every frame the whole timeout. */
-#define LATENCY_TIMEOUTS_MAX 8
-
-void lowlat_swapchain_cap_timed_out(struct lowlat_swapchain *sc, uint32_t k, const char *within)
-{
-	sc->latency_timeouts++;
-	if (++sc->latency_timeouts_in_row == LATENCY_TIMEOUTS_MAX) {
-		sc->latency_off = true;
-		LOWLAT_WARN_LIMITED("swapchain %ux%u: %d waits in a row for the display to report a frame "
-		                    "shown timed out; max_latency_frames is off for this swapchain",
-		                    sc->extent.width, sc->extent.height, LATENCY_TIMEOUTS_MAX);
-	}
-	LOWLAT_WARN_ONCE("swapchain %ux%u: frame %" PRIu64 " was not reported shown within %s; released "
-	                 "the app anyway (max_latency_frames %u; counted in the swapchain's summary)",
-	                 sc->extent.width, sc->extent.height, sc->presents, within, k);
 }
