@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#include "brain/pace.h"
 #include "wait_point_state.h"
 
 struct lowlat_device;
