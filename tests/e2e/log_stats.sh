@@ -14,7 +14,7 @@
 require_probes_around_lowlat
 tools=$(cd "$(dirname "$0")/../../tools" && pwd)
 
-frames=600
+frames=300
 cap=${1:-}
 # A directory that does not exist yet: the layer must create it.
 logs="$e2e_tmp/state/lowlat-logs"

@@ -74,7 +74,7 @@ def main():
                 with open(os.path.join(mh_dir, name), "w") as f:
                     f.write(text)
 
-        def case(name, env, said, rate, frames=150):
+        def case(name, env, said, rate, frames=90):
             full = dict(base)
             full.update(env)
             full = {k: v for k, v in full.items() if v is not None}
@@ -124,7 +124,7 @@ def main():
         case("stack_limiters", {"MANGOHUD_CONFIG": "no_display,fps_limit=30", "LOWLAT_FPS": "20",
                                 "LOWLAT_STACK_LIMITERS": "true"},
              "MangoHud limits the frame rate (fps_limit=30 in MANGOHUD_CONFIG); lowlat's cap of 20 fps applies "
-             "as well (stack_limiters: true): the lower one rules", 20, frames=100)
+             "as well (stack_limiters: true): the lower one rules", 20, frames=60)
         case("MangoHud not enabled", {"MANGOHUD": None, "MANGOHUD_CONFIG": "fps_limit=30"}, None, 60)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

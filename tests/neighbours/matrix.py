@@ -22,10 +22,9 @@ vkcube runs FRAMES frames capped by lowlat at FPS, and:
     order asked, under the probe (tests/bench/probe, as an implicit layer found first), nothing else;
   - the rate, from the probe's present-return timestamps above both (outside lowlat), is within 1%
     of FPS over the run after its first 10 presents. On this shared machine a wake-up the scheduler
-    delays costs its time (the grid goes on from a release later than 1 ms), so a run that is slow
-    only by the time of its late intervals (over 1.1 frames) is repeated, after waiting (90 s at
-    most per test) for the 1-minute load to fall under the number of CPUs, at most 3 runs in all;
-    faster than the cap, or slow with that time taken out, fails at once;
+    delays costs its time (the grid goes on from a release later than 1 ms), so a run up to 3%
+    slow passes where the rate with its late intervals (over 1.1 frames) taken out is within 1%;
+    faster than the cap, or slow with that time taken out, fails; no run is repeated;
   - lowlat paced the device (its own line says so at LOWLAT_VERBOSE=1);
   - doc: the layer saw every present the probe saw, and, above lowlat, lowlat answered what it asked
     (LOWLAT_DOC_LAYER_ASK): vkGetInstanceProcAddr(NULL, ...) for vkCreateInstance,
@@ -367,7 +366,7 @@ def main():
     ap.add_argument("--doc-lib", required=True)
     ap.add_argument("--armwsi-dir", default="")
     ap.add_argument("--armwsi-missing", default="")
-    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--frames", type=int, default=180)
     ap.add_argument("--fps", type=float, default=60)
     ap.add_argument("--modes", default="instance-layers,implicit,filters")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (logs, manifests, probe CSVs)")

@@ -35,8 +35,8 @@ import vdlog  # noqa: E402
 
 SKIP = 77
 Fail = e2e_lowlat.Fail
-FRAMES = 1500
-STALL_EVERY = 300
+FRAMES = 750
+STALL_EVERY = 150
 WARMUP = 60
 REANCHORS = re.compile(r"limiter late at [0-9.]+ fps, (\d+) re-anchors")
 
