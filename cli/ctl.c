@@ -1,5 +1,5 @@
 /* ctl.c — `lowlat ctl` and `lowlat status`: clients of the control sockets the layer opens in each
- * running game ($XDG_RUNTIME_DIR/lowlat/<game-key>-<pid>.sock, layer/control.c).
+ * running game ($XDG_RUNTIME_DIR/lowlat/<game-key>-<pid>.sock, layer/config/control.c).
  *
  *   lowlat ctl --list                        the games running with lowlat (key, pid, socket)
  *   lowlat ctl [--all|TARGET] COMMAND [ARG]  send one command, print the reply

@@ -87,7 +87,7 @@ static bool number_in(const char *text, double lo, double hi, bool whole)
 
 bool lowlat_cli_fps_ok(const char *text)
 {
-	/* The layer's ranges (include/lowlat_config.h, layer/fps_refresh.h). */
+	/* The layer's ranges (include/lowlat_config.h, layer/config/fps_refresh.h). */
 	if (!strncasecmp(text, "refresh", 7)) {
 		const char *rest = text + 7;
 		return !*rest || (*rest == '/' && number_in(rest + 1, 1, 100, true)) ||

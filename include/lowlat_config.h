@@ -63,7 +63,7 @@ enum lowlat_present_mode {
 
 /* What `fps` is measured against. A cap may be a share of the display's refresh rate ("refresh",
  * "refresh/N", "refresh-N"): each swapchain resolves it once lowlat knows its display's rate
- * (layer/fps_refresh.h). */
+ * (layer/config/fps_refresh.h). */
 enum lowlat_fps_base {
 	LOWLAT_FPS_ABSOLUTE,      /* `fps` frames per second (0: off) */
 	LOWLAT_FPS_REFRESH_DIV,   /* the refresh rate divided by `fps_n` (whole, 1 to 100; "refresh" is 1) */

@@ -1,6 +1,6 @@
 /* lowlat_log.h — the present log's format: one CSV file per swapchain session, one row per present.
  *
- * This header is the format's definition; the layer writes it (layer/log.c), tools/lowlat-stats and
+ * This header is the format's definition; the layer writes it (layer/log/log.c), tools/lowlat-stats and
  * tools/lowlat-plot read it, and README.md describes it for players.
  *
  * File: UTF-8 text, '\n' line ends. Lines starting with '#' are comments: the first line documents

@@ -1,6 +1,6 @@
 /* timing.h — the brain of the "timing" pacing level (VK_EXT_present_timing): from what the display
  * reports about each present, the target display time of the next one and when to release the app
- * for it. Pure C: no Vulkan, no clock, no sleeping. The caller (layer/level_timing.c in the layer,
+ * for it. Pure C: no Vulkan, no clock, no sleeping. The caller (layer/level/level_timing.c in the layer,
  * tools/lowlat-sim in the simulator) passes every time in, in nanoseconds on CLOCK_MONOTONIC, and
  * LOWLAT_LOG_UNKNOWN where a time is not known. Its state is its own: nothing outside reads or
  * writes a field it does not own (the facts block, or the counters for the summary).

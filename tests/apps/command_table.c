@@ -12,7 +12,7 @@
  * vkGetInstanceProcAddr and never from vkGetDeviceProcAddr. Then the commands of
  * VK_NV_low_latency2 and VK_AMD_anti_lag are called on a swapchain: a latency sleep's semaphore
  * value must be signalled within a second. The table must name every function lowlat's dispatch
- * table calls (layer/dispatch.h), so a function lowlat starts to use cannot go unchecked.
+ * table calls (layer/vulkan/dispatch.h), so a function lowlat starts to use cannot go unchecked.
  *
  * Prints `command_table: listed: NAMES` (the table's device extensions the device lists) and
  * `command_table: N commands resolved, M called`; exits 1 with `command_table: FAIL: ...` on the
@@ -121,7 +121,8 @@ static void check_coverage(void)
 #undef NAME
 	for (size_t i = 0; i < sizeof(lowlat_calls) / sizeof(lowlat_calls[0]); i++)
 		if (!in_table(lowlat_calls[i]))
-			fail("%s (layer/dispatch.h) is not in this test's table: add it with its extension",
+			fail("%s (layer/vulkan/dispatch.h) is not in this test's table: "
+			     "add it with its extension",
 			     lowlat_calls[i]);
 }
 

@@ -1,18 +1,18 @@
 /* sleep_precision — how precisely can this machine wait until an absolute deadline, and at what CPU
- * cost? A measurement to choose timing.c's method from, not a test.
+ * cost? A measurement to choose clock.c's method from, not a test.
  *
  *   sleep_precision [--waits N] [--interval-us U] [--hog T]
  *   sleep_precision --grid-csv FILE --fps F [--waits N] [--method NAME]
  *   sleep_precision --short [--waits N]
  *
- * Methods, all through timing.c's lowlat_sleep_until_ns with a differently configured sleeper:
+ * Methods, all through clock.c's lowlat_sleep_until_ns with a differently configured sleeper:
  *   plain       clock_nanosleep(TIMER_ABSTIME) to the deadline, the thread's timer slack untouched
  *   slack1ns    the same with the timer slack lowered to 1 ns for the sleep
  *   tail200us   slack 1 ns, sleep to deadline - 200 us, spin the rest (likewise 500, 1000)
- *   adaptive    timing.c's default: two sleeps, then a spin as long as the short sleep's overshoot
+ *   adaptive    clock.c's default: two sleeps, then a spin as long as the short sleep's overshoot
  *               needs (all but the 16 largest of the last 256 covered)
  *   escapesN    the same, all but the N largest covered (1, 4, 8)
- *   covered     timing.c's default with LOWLAT_WAIT_COVERED: one sleep, no spin
+ *   covered     clock.c's default with LOWLAT_WAIT_COVERED: one sleep, no spin
  * The methods take turns wait by wait, in a shuffled order, so noise on a shared machine hits them
  * all alike.
  *
@@ -28,7 +28,7 @@
  * machine lets any waiter reach in that minute: what is left of a limiter's error above them is the
  * limiter's.
  *
- * --short: how late a short sleep wakes right after a long one, as timing.c's second sleep does: a
+ * --short: how late a short sleep wakes right after a long one, as clock.c's second sleep does: a
  * sleep to 16.6 ms, then one of 20 us to 800 us (1 ns slack, lengths taking turns), and a 16.6 ms
  * sleep alone for comparison. Per length: overshoot p10/p50/p90/p95/p99/max and thread CPU per
  * sleep in us.

@@ -9,7 +9,7 @@
 #                         *held* is vkcube-60fps-*'s question; here a busy machine's stalls
 #                         would only make the test flaky.)
 #
-# The layer writes the log from its present path (layer/present.c, layer/log.c).
+# The layer writes the log from its present path (layer/hooks/present.c, layer/log/log.c).
 . "$(dirname "$0")/lib.sh"
 require_probes_around_lowlat
 tools=$(cd "$(dirname "$0")/../../tools" && pwd)

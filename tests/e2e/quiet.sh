@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quiet by default (layer/message.h): at the default verbosity a process that never creates a
+# Quiet by default (layer/log/message.h): at the default verbosity a process that never creates a
 # swapchain says nothing, even with a bad config file, and opens no control socket; a game capping
 # says one line per swapchain (its cap and pacing) and the bad config's line, and nothing that
 # only LOWLAT_VERBOSE=1 says; uncapped, nothing at all. With LOWLAT_VERBOSE=1 vulkaninfo does

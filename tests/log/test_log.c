@@ -1,4 +1,4 @@
-/* test_log.c — the present log writer (layer/log.c): file format, names, never overwriting, never
+/* test_log.c — the present log writer (layer/log/log.c): file format, names, never overwriting, never
  * following a symlink, failures turning logging off with one message, and drops when the writer
  * falls behind. Each test ends with lowlat_log_shutdown(), which waits until the files are complete. */
 #include <fcntl.h>

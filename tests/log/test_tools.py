@@ -26,7 +26,7 @@ T0 = 5_000_000_000  # ns, an arbitrary boot-relative start
 
 
 def write_log(path, rows, comments=(), closed=True):
-    """rows: dicts of column -> value (missing = unknown). Written the way layer/log.c writes."""
+    """rows: dicts of column -> value (missing = unknown). Written the way layer/log/log.c writes."""
     with open(path, "w") as f:
         f.write("# lowlat present log v1; one row per present; (test)\n# game test, pid 1\n")
         f.write(",".join(lowlatlog.COLUMNS) + "\n")

@@ -1,6 +1,6 @@
 /* test_create_info.c — the create-info copies lowlat adds extensions and features to
- * (layer/create_info.c, layer/chain.c): the app's structs and arrays stay as they were, a feature
- * goes into a struct of ours or a copy of the app's, a chain lowlat cannot copy is left alone. Uses
+ * (layer/device/create_info.c, layer/vulkan/chain.c): the app's structs and arrays stay as they were, a
+ * feature goes into a struct of ours or a copy of the app's, a chain lowlat cannot copy is left alone. Uses
  * only structs every supported header version has. */
 #include "check.h"
 #include "create_info.h"

@@ -1,6 +1,6 @@
-/* test_fps_refresh.c — caps as a share of the refresh rate (layer/fps_refresh.h): what each form
+/* test_fps_refresh.c — caps as a share of the refresh rate (layer/config/fps_refresh.h): what each form
  * comes to on fixed and variable displays and on an unknown one, to the millihertz the pacer gets;
- * the forms read and written back; and the live table `lowlat status` reads (layer/live.h). */
+ * the forms read and written back; and the live table `lowlat status` reads (layer/config/live.h). */
 #include <math.h>
 
 #include "brain/pace.h"

@@ -1,4 +1,4 @@
-/* test_id_map.c — a swapchain's present-id map (layer/id_map.c): lowlat's ids one a present, the
+/* test_id_map.c — a swapchain's present-id map (layer/vulkan/id_map.c): lowlat's ids one a present, the
  * app's ids (skipping values, or none) translated to the first of lowlat's at or above them. */
 #include "check.h"
 #include "id_map.h"

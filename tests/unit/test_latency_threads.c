@@ -1,4 +1,4 @@
-/* test_latency_threads.c — lowlat's emulated VK_NV_low_latency2 (layer/latency_sleep.c) against a
+/* test_latency_threads.c — lowlat's emulated VK_NV_low_latency2 (layer/wait/latency_sleep.c) against a
  * fake driver, with real threads, for ThreadSanitizer (`tests/run --sanitize=thread
  * latency-threads`) as much as for the plain build.
  *
@@ -10,7 +10,7 @@
  * signaler thread race for the same values; a swapchain destroyed with a sleep outstanding (its
  * signal is sent at once); and a driver that has the extension (lowlat's cap waited before its
  * sleep, the app's interval left to it). Each must end with every value signalled exactly once, upwards.
- * Then VK_AMD_anti_lag (layer/anti_lag.c) against a fake layer below: the input-stage call waited
+ * Then VK_AMD_anti_lag (layer/wait/anti_lag.c) against a fake layer below: the input-stage call waited
  * for lowlat's cap before the call down while another thread presents, the app's lower maxFPS left
  * to the layer below, PRESENT-stage calls passed straight down, mode OFF handing the wait back.
  */

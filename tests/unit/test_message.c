@@ -1,4 +1,4 @@
-/* test_message.c — lowlat's stderr lines (layer/message.h): lines held until the process has a
+/* test_message.c — lowlat's stderr lines (layer/log/message.h): lines held until the process has a
  * swapchain, said in order then, the overflow counted; a repeated line rate-limited to its burst;
  * the verbose levels. stderr goes to a file the test reads back. */
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* test_present_chain.c — the app's present chain scanned once, and what goes down built once
- * (layer/present_chain.c): lowlat's structs in place of the app's or in front of its chain, the
+ * (layer/present/present_chain.c): lowlat's structs in place of the app's or in front of its chain, the
  * app's structs in front of the last one replaced copied, the rest shared, the app's structs never
  * written, a chain with a struct lowlat cannot copy left as it is; and the walks of a chain that
  * make one present, counted (chain.h's lowlat_chain_walks): one, the scan, whatever is replaced. */

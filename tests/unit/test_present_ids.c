@@ -1,4 +1,4 @@
-/* test_present_ids.c — lowlat's own present ids (layer/present_ids.c) against a fake driver whose
+/* test_present_ids.c — lowlat's own present ids (layer/present/present_ids.c) against a fake driver whose
  * present wait returns once a "display" thread has shown an id: the present info's copy carries
  * lowlat's ids in place of the app's (the app's structs untouched), and the app's waits for its own
  * ids (skipped ones, one not presented yet, one never presented) are translated; the present walks

@@ -1,4 +1,4 @@
-/* test_refresh — the refresh sources' pure part (layer/refresh.c): a mode's period, the ideal
+/* test_refresh — the refresh sources' pure part (layer/display/refresh.c): a mode's period, the ideal
  * display's grid, which lit screen the DRM source follows, the grid kept from vblank samples, and
  * which source LOWLAT_REFRESH_SOURCE names.
  * Built twice: without libdrm (the DRM source compiled out), and with refresh_drm.c (argv[1] =

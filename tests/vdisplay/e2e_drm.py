@@ -28,7 +28,7 @@ Asserts, from the display's truth log and lowlat's output and present log:
   present takes longer than the margin lowlat allows over its measured ready times (a third of a
   refresh; the test's own setup fails otherwise), and at most --max-late of the frames are not
   ready by their planned refresh: lowlat must have read when their GPU work was done (its fence,
-  layer/ready_fence.h). Before the fence, every frame was (459 of 459).
+  layer/swapchain/ready_fence.h). Before the fence, every frame was (459 of 459).
 
 The test runs once; a miss is a failure (precise timing is judged in virtual time, tests/sim).
 """
@@ -218,7 +218,7 @@ def main():
     ap.add_argument("--fps", default="60")
     ap.add_argument("--frames", type=int, default=600)
     # Looser than the "timing" level's 0.5%: this level has no display reports, so what it learns of
-    # a frame's GPU work is its fence (layer/ready_fence.h), and the compositor's latch must fit in
+    # a frame's GPU work is its fence (layer/swapchain/ready_fence.h), and the compositor's latch must fit in
     # its margin. Before the fence, when that margin also had to hold the GPU work after the present
     # call, 3-6% of frames missed their vblank here under load and 17-30% on a loaded CI machine
     # (2026-12-06, 4 runs of 4).

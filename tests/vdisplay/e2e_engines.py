@@ -452,7 +452,7 @@ def run_once(args):
         "LOWLAT_VDISPLAY_HZ": args.hz,
     })
     if args.refresh_grid:
-        # The "drm" level's refresh clock: the display's own grid (layer/refresh.h, "fixed").
+        # The "drm" level's refresh clock: the display's own grid (layer/display/refresh.h, "fixed").
         env["LOWLAT_REFRESH_SOURCE"] = f"fixed:{args.hz}"
     cmd = [args.app] + args.app_args + ["--csv", frames_csv]
     print(f"{' '.join(cmd)} at {args.fps} fps on {args.hz} Hz; files in {tmp}")

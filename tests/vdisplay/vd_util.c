@@ -1,5 +1,5 @@
 /* vd_util.c — the small things every file of the layer uses: CLOCK_MONOTONIC and the one way of
- * printing a message. (Handle maps, allocation and the loader's links are layer/plumbing.c's.) */
+ * printing a message. (Handle maps, allocation and the loader's links are layer/vulkan/plumbing.c's.) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

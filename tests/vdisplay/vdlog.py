@@ -31,7 +31,7 @@ def aimed_refresh(rate_mhz, target_ns):
 
 def aim_targets(rows):
     """lowlat asks for the refresh starting at R by asking the display not to show the frame before
-    R - refresh/2 (layer/present_timing.c, set_target). On a fixed-rate display each row's target_ns
+    R - refresh/2 (layer/present/present_timing.c, set_target). On a fixed-rate display each row's target_ns
     becomes the start of the refresh its target asks for, the time lowlat planned; the display's
     own reading stays in asked_ns. Returns the rows whose target was not half a refresh (within
     AIM_SLACK_NS) before that refresh start."""

@@ -2,10 +2,10 @@
  *
  *   lowlat         the layer's "timing" level: its brain (layer/brain/timing.h) and CPU pacer
  *                  (layer/brain/pace.h), the very objects the layer links, driven in the order the
- *                  layer's present hook drives them (layer/present.c, level_timing.c,
+ *                  layer's present hook drives them (layer/hooks/present.c, level_timing.c,
  *                  timing_reports.c): reports read, this present's target, the hand-down, the
  *                  release on the grid (or the CPU pacer's before the grid is known), the wait with
- *                  lowlat's own sleeper (layer/timing.c), the late frame followed, and the
+ *                  lowlat's own sleeper (layer/clock/clock.c), the late frame followed, and the
  *                  latency-frames cap (max_latency_frames 1, the default).
  *   oracle         the best fixed lead in hindsight: each frame is released a fixed lead before
  *                  the refresh the cap's grid gives it, and asks for that refresh as lowlat does

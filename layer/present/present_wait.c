@@ -5,7 +5,6 @@
 
 #include "chain.h"
 #include "clock.h"
-#include "hooks.h"
 #include "log.h"
 #include "message.h"
 #include "objects.h"

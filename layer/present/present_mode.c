@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "chain.h"
+#include "log.h"
 #include "message.h"
 #include "swapchain.h"
 

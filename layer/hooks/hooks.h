@@ -5,21 +5,6 @@
 
 #include <vulkan/vulkan.h>
 
-#include "message.h"
-#include "objects.h"
-
-/* A swapchain hook's device and the function it calls down to. Every device is tracked from its
- * creation, so these are missing only when the app calls a swapchain function it fetched with
- * vkGetInstanceProcAddr on a device that did not enable VK_KHR_swapchain (invalid use): say so once
- * and return an error the entry point may return, rather than call a NULL pointer in the game. */
-#define LOWLAT_HOOK_DEVICE(dev, handle, function, error)                                                     \
-	struct lowlat_device *dev = lowlat_device_of(handle);                                                \
-	if (!dev || !dev->vk.function) {                                                                     \
-		LOWLAT_WARN_ONCE("vk" #function " called on a device without VK_KHR_swapchain enabled; "     \
-		                 "returning " #error);                                                       \
-		return error;                                                                                \
-	}
-
 /* layer.c: loader plumbing. */
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetInstanceProcAddr(VkInstance instance, const char *name);
 VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL lowlat_GetDeviceProcAddr(VkDevice device, const char *name);

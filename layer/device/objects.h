@@ -22,6 +22,7 @@
 
 #include "dispatch.h"
 #include "latency_device.h"
+#include "message.h"
 #include "plumbing.h"
 
 struct lowlat_instance {
@@ -101,10 +102,17 @@ static inline struct lowlat_device *lowlat_device_of(const void *device_or_queue
 	return lowlat_map_find(&lowlat_devices, lowlat_dispatch_key(device_or_queue));
 }
 
-/* "FIFO", "MAILBOX", ...: a VkPresentModeKHR's name without its prefix, NULL for a mode lowlat
- * does not know. (lowlat_present_mode_name, lowlat_config.h, names the config's own setting.) Takes an
- * integer so log records (int64) and VkPresentModeKHR both fit. */
-const char *lowlat_vk_present_mode_name(int64_t mode);
+/* A swapchain hook's device and the function it calls down to. Every device is tracked from its
+ * creation, so these are missing only when the app calls a swapchain function it fetched with
+ * vkGetInstanceProcAddr on a device that did not enable VK_KHR_swapchain (invalid use): say so once
+ * and return an error the entry point may return, rather than call a NULL pointer in the game. */
+#define LOWLAT_HOOK_DEVICE(dev, handle, function, error)                                                     \
+	struct lowlat_device *dev = lowlat_device_of(handle);                                                \
+	if (!dev || !dev->vk.function) {                                                                     \
+		LOWLAT_WARN_ONCE("vk" #function " called on a device without VK_KHR_swapchain enabled; "     \
+		                 "returning " #error);                                                       \
+		return error;                                                                                \
+	}
 
 /* Fill a dispatch table from the next layer's Get*ProcAddr. */
 void lowlat_load_instance_dispatch(struct instance_dispatch *vk, VkInstance instance,

@@ -4,7 +4,7 @@
  * (pace.c) never reads a clock or sleeps: it takes now_ns and returns deadlines. Whoever drives it
  * does so through a struct lowlat_clock, which tests replace with a fake timeline.
  *
- * The system implementation (timing.c) sleeps in two steps and spins the last few microseconds
+ * The system implementation (clock.c) sleeps in two steps and spins the last few microseconds
  * only where the caller needs the deadline to the microsecond; its per-thread state is a struct
  * lowlat_sleeper (one per swapchain or thread, never shared between threads).
  */
@@ -16,7 +16,7 @@
 
 struct lowlat_clock {
 	int64_t (*now_ns)(void *ctx);
-	/* Returns at or after deadline_ns (or after the wait cap; see timing.c), never before.
+	/* Returns at or after deadline_ns (or after the wait cap; see clock.c), never before.
 	 * tolerance_ns: how late it may return without harm (below). */
 	void (*sleep_until_ns)(void *ctx, int64_t deadline_ns, int64_t tolerance_ns);
 	void *ctx;
@@ -33,12 +33,12 @@ struct lowlat_clock {
  * must still be able to quit. 1 s is longer than any frame interval lowlat accepts (>= 1 fps). */
 #define LOWLAT_MAX_WAIT_NS 1000000000ll /* 1 s */
 
-/* Bounds of the spin tail (timing.c). Overshoots beyond the maximum are preemptions, which no spin
+/* Bounds of the spin tail (clock.c). Overshoots beyond the maximum are preemptions, which no spin
  * of bounded cost hides. */
 #define LOWLAT_TAIL_MIN_NS     10000ll   /* 10 us */
 #define LOWLAT_TAIL_MAX_NS     1000000ll /* 1 ms */
 #define LOWLAT_TAIL_INITIAL_NS 100000ll  /* 100 us, until the window has data */
-/* Bounds of the lead of the first sleep over the second (timing.c). */
+/* Bounds of the lead of the first sleep over the second (clock.c). */
 #define LOWLAT_LEAD_MIN_NS     100000ll  /* 100 us */
 #define LOWLAT_LEAD_MAX_NS     2000000ll /* 2 ms */
 #define LOWLAT_LEAD_INITIAL_NS 300000ll  /* 300 us, until the window has data */
@@ -62,7 +62,7 @@ struct lowlat_sleeper {
 	bool keep_timer_slack;
 	/* Recent wake-ups the tail may leave uncovered, of LOWLAT_SLEEPER_WINDOW (0: the default). */
 	uint32_t escapes;
-	/* Benchmark variants (timing.c, lowlat_sleeper_init): one sleep then the spin, as before the
+	/* Benchmark variants (clock.c, lowlat_sleeper_init): one sleep then the spin, as before the
 	 * two steps; a tolerance every wait gets at least. */
 	bool one_sleep;
 	int64_t min_tolerance_ns;

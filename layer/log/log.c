@@ -19,7 +19,6 @@
  */
 #include "log.h"
 
-#include "objects.h" /* lowlat_vk_present_mode_name */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -38,6 +37,7 @@
 #include <unistd.h>
 
 #include "message.h"
+#include "vk_compat.h"
 
 /* Writer output buffer. A row is at most 17 fields of 20 digits and a separator (~360 bytes), so
  * one write(2) carries ~180 rows at worst and ~600 typically: one or two writes per 60 fps flush. */
@@ -656,4 +656,17 @@ void lowlat_log_close(struct lowlat_log *log)
 	/* After this store the writer owns the log: it finishes the file and frees it. */
 	atomic_store_explicit(&log->closing, true, memory_order_release);
 	kick_writer();
+}
+
+const char *lowlat_vk_present_mode_name(int64_t mode)
+{
+	/* On an integer: with headers older than FIFO_LATEST_READY its value is not in the enum. */
+	switch (mode) {
+	case VK_PRESENT_MODE_IMMEDIATE_KHR: return "IMMEDIATE";
+	case VK_PRESENT_MODE_MAILBOX_KHR: return "MAILBOX";
+	case VK_PRESENT_MODE_FIFO_KHR: return "FIFO";
+	case VK_PRESENT_MODE_FIFO_RELAXED_KHR: return "FIFO_RELAXED";
+	case VK_PRESENT_MODE_FIFO_LATEST_READY_KHR: return "FIFO_LATEST_READY";
+	default: return NULL;
+	}
 }

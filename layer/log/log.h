@@ -128,4 +128,9 @@ void lowlat_log_shutdown(void);
 /* Tests only: while paused the writer drains nothing, so the rings fill up and drop. */
 void lowlat_log_writer_pause(bool paused);
 
+/* "FIFO", "MAILBOX", ...: a VkPresentModeKHR's name without its prefix, NULL for a mode lowlat
+ * does not know. (lowlat_present_mode_name, lowlat_config.h, names the config's own setting.) Takes an
+ * integer so log records (int64) and VkPresentModeKHR both fit. */
+const char *lowlat_vk_present_mode_name(int64_t mode);
+
 #endif

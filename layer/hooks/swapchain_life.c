@@ -16,6 +16,7 @@
 #include "level_drm.h"
 #include "log.h"
 #include "message.h"
+#include "objects.h"
 #include "present_ids.h"
 #include "present_mode.h"
 #include "present_timing.h"

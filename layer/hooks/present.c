@@ -23,6 +23,7 @@
 #include "level.h"
 #include "log.h"
 #include "message.h"
+#include "objects.h"
 #include "present_call.h"
 #include "present_ids.h"
 #include "present_mode.h"

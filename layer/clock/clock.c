@@ -1,11 +1,11 @@
-/* timing.c — CLOCK_MONOTONIC and waiting to an absolute deadline; see clock.h.
+/* clock.c — CLOCK_MONOTONIC and waiting to an absolute deadline; see clock.h.
  *
  * A sleeping thread wakes late: by its timer slack (lowered to 1 ns for the wait) plus the
  * scheduler's and, on a VM, the hypervisor's latency. A precise wait therefore sleeps in two
  * steps and spins the rest: a long sleep to lead_ns before the deadline, a short one to tail_ns
  * before it, then a spin with a CPU-relax hint. The short sleep wakes far more precisely than the
- * long one (docs/measurements.md), so the spin, the only part that burns CPU, covers only the short sleep's error. Both
- * steps learn from their own recent overshoots; docs/measurements.md has the numbers behind the
+ * long one (docs/measurements.md), so the spin, the only part that burns CPU, covers only the short sleep's
+ * error. Both steps learn from their own recent overshoots; docs/measurements.md has the numbers behind the
  * rules. Absolute deadlines cannot drift the way relative sleeps do.
  */
 #include "clock.h"
