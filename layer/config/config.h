@@ -90,6 +90,10 @@ void lowlat_config_emit_info(const struct lowlat_config_sink *sink, const char *
 
 /* --- Game key (config_game.c) ---------------------------------------------------------------- */
 
+/* /proc/self/cmdline is read up to this much (config_global.c, engine_env.c): the .exe is among
+ * the first arguments, and a game's command line is far shorter. */
+#define LOWLAT_CMDLINE_MAX 16384 /* bytes */
+
 /* What lowlat knows of the process, injected so tests fake it. */
 struct lowlat_process {
 	struct lowlat_env env;
