@@ -18,6 +18,10 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_control.h"
+#include "config_files.h"
+#include "config_global.h"
+#include "config_settings.h"
 #include "control.h"
 #include "message.h"
 

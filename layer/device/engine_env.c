@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "engine_env.h"
 #include "message.h"
 #include "objects.h"
 

@@ -24,6 +24,7 @@
 #include "message.h"
 #include "present_call.h"
 #include "swapchain.h"
+#include "timing_reports.h"
 
 /* A present whose report has not come this long after it was made: the reports stopped (Mesa keeps
  * the results slot of a present that failed, and reports in order stop behind it for good). */
