@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Nanoseconds per second times millihertz per hertz: interval_ns = NS_MFPS / mfps. */
-#define NS_MFPS 1000000000000ll /* 1e9 ns/s * 1000 mHz/Hz */
+#include "grid.h"
 
 static int64_t gcd(int64_t a, int64_t b)
 {
@@ -83,10 +82,10 @@ void lowlat_pacer_set_mfps(struct lowlat_pacer *p, uint32_t mfps)
 	p->anchored = false;
 	if (!mfps)
 		return;
-	g = gcd(NS_MFPS, mfps);
+	g = gcd(LOWLAT_NS_MFPS, mfps);
 	p->den = mfps / g;
-	p->whole_ns = NS_MFPS / g / p->den;
-	p->rem_ns = NS_MFPS / g % p->den;
+	p->whole_ns = LOWLAT_NS_MFPS / g / p->den;
+	p->rem_ns = LOWLAT_NS_MFPS / g % p->den;
 	/* Continue from the last frame's deadline so the change takes effect on the very next frame. */
 	if (p->have_last)
 		anchor_at(p, p->last_deadline_ns);

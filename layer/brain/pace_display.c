@@ -1,10 +1,10 @@
-/* pace_display.c — the refresh-grid rule and the ready-time prediction; see pace_display.h. */
+/* pace_display.c — the refresh-grid rule, the time grid's targets on it, the ready-time prediction; see
+ * pace_display.h. */
 #include "pace_display.h"
 
 #include <string.h>
 
-/* Nanoseconds per second times millihertz per hertz (as in pace.c): cap interval = NS_MFPS / mfps. */
-#define NS_MFPS 1000000000000ll
+#include "grid.h"
 
 int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns)
 {
@@ -12,14 +12,14 @@ int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns)
 
 	if (!mfps || refresh_ns <= 0)
 		return 0;
-	/* r = NS_MFPS / (mfps * refresh_ns); everything below is scaled by per_refresh = mfps *
+	/* r = LOWLAT_NS_MFPS / (mfps * refresh_ns); everything below is scaled by per_refresh = mfps *
 	 * refresh_ns (<= 1e7 * 1e9, no overflow) to stay in integers. */
 	per_refresh = (int64_t)mfps * refresh_ns;
 	/* r <= 1 + tolerance: a frame every refresh. */
-	if (NS_MFPS * 1000000 / (1000000 + LOWLAT_REFRESH_GRID_TOLERANCE_PPM) <= per_refresh)
+	if (LOWLAT_NS_MFPS * 1000000 / (1000000 + LOWLAT_REFRESH_GRID_TOLERANCE_PPM) <= per_refresh)
 		return 1;
-	n = (2 * NS_MFPS + per_refresh) / (2 * per_refresh); /* round(r) */
-	diff = NS_MFPS - n * per_refresh;
+	n = (2 * LOWLAT_NS_MFPS + per_refresh) / (2 * per_refresh); /* round(r) */
+	diff = LOWLAT_NS_MFPS - n * per_refresh;
 	if (diff < 0)
 		diff = -diff;
 	/* |r - n| <= tolerance * n, times per_refresh: diff <= tolerance * n * per_refresh. diff is at
@@ -27,25 +27,6 @@ int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns)
 	if (diff <= n * per_refresh / 1000000 * LOWLAT_REFRESH_GRID_TOLERANCE_PPM)
 		return n;
 	return 0;
-}
-
-/* floor(a / b) for b > 0. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns)
-{
-	int64_t k = floor_div(t_ns - vblank_ns, refresh_ns);
-	int64_t start = vblank_ns + k * refresh_ns;
-
-	return start < t_ns ? start + refresh_ns : start;
-}
-
-int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns)
-{
-	return vblank_ns + floor_div(t_ns - vblank_ns + refresh_ns / 2, refresh_ns) * refresh_ns;
 }
 
 int64_t lowlat_time_grid_target(int64_t deadline_ns, int64_t prev_ns, int64_t vblank_ns, int64_t refresh_ns,

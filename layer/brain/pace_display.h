@@ -91,10 +91,6 @@ int64_t lowlat_miss_margin_max_ns(const struct lowlat_miss_margin *m, int64_t re
  * cap in millihertz (pace.h), refresh_ns the refresh duration (> 0). */
 int64_t lowlat_refresh_multiple(uint32_t mfps, int64_t refresh_ns);
 
-/* Refresh starts are vblank_ns + k * refresh_ns. The first at or after t_ns, and the nearest to t_ns. */
-int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
-int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
-
 /* A time-grid target on a fixed-rate display: the first refresh at or after deadline_ns, and at
  * least the cap's short step (floor(interval / refresh) refreshes, at least one) after the refresh
  * of the previous target prev_ns (INT64_MIN: none). A grid catching up after a stall so takes its

@@ -1,6 +1,7 @@
 /* pace_grid.c — the refresh-grid planner; see pace_grid.h. */
 #include "pace_grid.h"
 
+#include "grid.h"
 #include "pace_display.h"
 
 void lowlat_grid_plan(struct lowlat_pacer *pacer, const struct lowlat_grid_in *in,

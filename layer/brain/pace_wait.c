@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "grid.h"
 #include "pace_display.h"
 
 /* Spacings below a millisecond are no refreshes (above 1000 Hz, or two waits returning for one

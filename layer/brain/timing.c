@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "grid.h"
 #include "pace_grid.h"
 
 /* A refresh that moved by less than this is the same display (Mesa's X11 WSI re-estimates the rate

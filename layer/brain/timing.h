@@ -51,6 +51,20 @@
  * before it, contradicts itself: more than calibration error or scheduling can explain. */
 #define LOWLAT_REPORT_SLACK_NS 1000000ll /* 1 ms */
 
+/* The latency-frames cap (layer/level/level_timing.c, and tools/lowlat-sim's copy of it) waits for
+ * the display to report a frame shown at most this many refreshes after its target (or after now,
+ * when later): a frame on time is reported within one; four let a frame that missed its refresh be
+ * shown up to three later before lowlat stops waiting (the display or driver is then stalled, and
+ * the app must not be). */
+#define LOWLAT_LATENCY_TIMEOUT_REFRESHES 4
+
+/* How often it looks for the display's report (layer/present/timing_reports.c): a 32nd of a
+ * refresh (0.26 ms at 120 Hz, 58 us at 540 Hz), so the release comes at most that late after the
+ * first pixel, and the waiting thread wakes at most 32 times a refresh. Never below 50 us: a
+ * sleep's own wake-up error (~100 us at p50 on the test VMs) makes a shorter poll only burn CPU. */
+#define LOWLAT_SHOWN_POLL_FRACTION 32
+#define LOWLAT_SHOWN_POLL_MIN_NS   50000ll /* 50 us */
+
 /* What a swapchain's presents may carry: absolute target times, times relative to the previous
  * present's first pixel, or none (the level then paces on the display's reports alone). */
 enum lowlat_target_kind {

@@ -90,6 +90,10 @@ void lowlat_config_emit_info(const struct lowlat_config_sink *sink, const char *
 
 /* --- Game key (config_game.c) ---------------------------------------------------------------- */
 
+/* /proc/self/cmdline is read up to this much (config_global.c, engine_env.c): the .exe is among
+ * the first arguments, and a game's command line is far shorter. */
+#define LOWLAT_CMDLINE_MAX 16384 /* bytes */
+
 /* What lowlat knows of the process, injected so tests fake it. */
 struct lowlat_process {
 	struct lowlat_env env;
@@ -117,18 +121,7 @@ struct lowlat_game {
 	enum lowlat_game_source source;
 };
 
-/* The first source that exists, in the order of enum lowlat_game_source. Returns false (source
- * NONE, key "") when none does. */
-bool lowlat_game_detect(const struct lowlat_process *proc, struct lowlat_game *out);
-
-/* Make `len` bytes of `in` a safe file name: '/', '\\' and control characters become '_', and so
- * does a '.' that starts the name or follows another '.', so the key can name no other directory
- * and no hidden file. Cut at LOWLAT_GAME_KEY_MAX bytes, never inside a UTF-8 character. Returns
- * false when nothing is left. */
-bool lowlat_game_key_sanitize(const char *in, size_t len, char out[LOWLAT_GAME_KEY_MAX + 1]);
-
-/* "SteamAppId", "Wine command line", ... for messages. */
-const char *lowlat_game_source_name(enum lowlat_game_source source);
+/* Its functions: config_game.h. */
 
 /* --- Files, the whole chain, reload (config_files.c) ----------------------------------------- */
 
@@ -184,84 +177,21 @@ struct lowlat_config_state {
 	int64_t next_check_ns; /* CLOCK_MONOTONIC */
 };
 
-/* Detect the game, find the files, apply the whole chain into st->config, and say once which key
- * matched, which files were read and the result (two lines). `settings` may be NULL. Every
- * message about a bad value goes to `sink` too. */
-void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_process *proc,
-                        const struct lowlat_config_source *settings, int64_t now_ns,
-                        const struct lowlat_config_sink *sink);
-
-/* The present path's check, at most once per LOWLAT_CONFIG_CHECK_INTERVAL_NS (by now_ns, which
- * the caller reads: nothing here reads a clock): stat the files in use and, when one changed (or
- * appeared, or went), apply the whole chain again. Messages are given only for the files that
- * changed, plus one line with the new result. Returns true when st->config changed. */
-bool lowlat_config_reload(struct lowlat_config_state *st, int64_t now_ns,
-                          const struct lowlat_config_sink *sink);
-
-/* "fps 60, method late, present_mode auto, max_latency_frames 1, log false, log_dir default,
- * enabled true" */
-void lowlat_config_describe(const struct lowlat_config *cfg, char *dst, size_t size);
-
-/* Field by field (the struct has padding, so no memcmp). */
-bool lowlat_config_equal(const struct lowlat_config *a, const struct lowlat_config *b);
+/* Its functions: config_files.h. */
 
 /* --- VK_EXT_layer_settings (config_settings.c) ----------------------------------------------- */
 
 /* The layer name settings are addressed to (the manifest's). */
 #define LOWLAT_LAYER_NAME "VK_LAYER_LOWLAT_limiter"
 
-/* Apply the settings for LOWLAT_LAYER_NAME of every VkLayerSettingsCreateInfoEXT in the pNext chain
- * of `instance_create_info` (a const VkInstanceCreateInfo *), in chain order, onto *cfg, setting
- * each applied key's bit in *set (may be NULL). Any key takes its natural type (fps: FLOAT32/64 or
- * any integer type; method, present_mode, log_dir: STRING; max_latency_frames: an integer type;
- * log, enabled: BOOL32) or a STRING read like its environment variable. The first value counts.
- * Has the signature of lowlat_config_source.apply, with the create info as `user`. */
-void lowlat_config_apply_layer_settings(const void *instance_create_info, struct lowlat_config *cfg,
-                                        uint32_t *set, const struct lowlat_config_sink *sink);
+/* Its functions: config_settings.h. */
 
 /* --- Control commands (config_control.c) ----------------------------------------------------- */
 
-/* Execute one command line (a trailing "\n" or "\r\n" is allowed) onto st's runtime overrides:
- *   status                 -> "ok game \"<key>\"; fps 60, method late, ..."
- *   <key> <value>          -> "ok fps 60"   (any key, its value written as for LOWLAT_<KEY>)
- *   toggle                 -> "ok fps 0"    (the cap off; the next toggle -> "ok fps 60", back on)
- *   cycle 60,90,0          -> "ok fps 90"   (the cap after the one in force, in the list's order;
- *                                            the first when the one in force is not in the list)
- *   reset                  -> "ok fps 141, ..."  (overrides dropped: files and environment again)
- * Anything else gets "error: ..." naming the problem and what stays in force; nothing is changed.
- * `reply` is one line without a newline. Returns true when st->config changed. */
-bool lowlat_config_control(struct lowlat_config_state *st, const char *line, char *reply, size_t size);
+/* Its functions: config_control.h. */
 
 /* --- The process's config (config_global.c): the only part that reads the real process ------- */
 
-/* Load the config once per process, at the first vkCreateInstance (its VkApplicationInfo names
- * the game for DXVK/vkd3d, its pNext may carry VK_EXT_layer_settings): `instance_create_info` is a
- * const VkInstanceCreateInfo *, NULL for none. Later calls do nothing. Messages go to lowlat_msg. */
-void lowlat_config_global_init(const void *instance_create_info);
-
-/* The reload check, on lowlat's control thread (control.h): when due (a second after the last
- * look), a stat of the files in use and a reload of what changed. now_ns: CLOCK_MONOTONIC. Returns
- * when it is next due (INT64_MAX before the config is loaded). Never on the present path: a stat
- * on a network or FUSE file system can stall. */
-int64_t lowlat_config_global_tick(int64_t now_ns);
-
-/* The config's generation: 0 before load, +1 on every change. When it differs from `seen`, copies
- * the current config into *out (under the config lock, held only for the copy); either way returns
- * the current generation, for the caller to pass as `seen` next time. A caller starts with
- * seen = 0 and *out = lowlat_config_defaults(), which is what it keeps until the config is loaded. */
-uint64_t lowlat_config_global_get(uint64_t seen, struct lowlat_config *out);
-
-/* The process became a game: it created its first swapchain. Says the messages held until then
- * (message.h) and starts the control thread (reload checks) with its socket, so that `lowlat ctl`
- * and `lowlat status` list only processes that present. Once per process; later calls do nothing. */
-void lowlat_config_global_started(void);
-
-/* The game key the config matched ("" when none), for names such as log files. Fixed once the first
- * instance exists. */
-const char *lowlat_config_global_game_key(void);
-
-/* Execute a control command (lowlat_config_control) on the process's config, under its lock;
- * bumps the generation when the config changed. Called by the control socket's thread. */
-void lowlat_config_global_control(const char *line, char *reply, size_t size);
+/* Its functions: config_global.h. */
 
 #endif

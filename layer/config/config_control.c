@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_control.h"
+#include "config_files.h"
 #include "fps_refresh.h"
 
 struct reply_sink {

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_files.h"
+#include "config_game.h"
 #include "fps_refresh.h"
 
 void lowlat_config_describe(const struct lowlat_config *c, char *dst, size_t size)

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "config_game.h"
 
 const char *lowlat_game_source_name(enum lowlat_game_source source)
 {

@@ -18,6 +18,10 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_control.h"
+#include "config_files.h"
+#include "config_global.h"
+#include "config_settings.h"
 #include "control.h"
 #include "message.h"
 
@@ -25,10 +29,6 @@ static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lowlat_config_state state;
 /* The config's generation, read without the lock on every present. */
 static _Atomic uint64_t generation;
-
-/* /proc/self/cmdline is read up to this much: the .exe is among the first arguments, and a game's
- * command line is far shorter. */
-#define CMDLINE_MAX 16384 /* bytes */
 
 static const char *real_getenv(void *user, const char *name)
 {
@@ -77,7 +77,7 @@ void lowlat_config_global_init(const void *instance_create_info)
 {
 	const VkInstanceCreateInfo *info = instance_create_info;
 	const VkApplicationInfo *app = info ? info->pApplicationInfo : NULL;
-	static char cmdline[CMDLINE_MAX], exe[4096];
+	static char cmdline[LOWLAT_CMDLINE_MAX], exe[4096];
 	struct lowlat_process proc = {.env = {real_getenv, NULL}};
 	const struct lowlat_config_source settings = {lowlat_config_apply_layer_settings, info};
 	ssize_t n;

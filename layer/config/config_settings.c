@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_settings.h"
 
 static void apply_setting(const VkLayerSettingEXT *s, struct lowlat_config *cfg, uint32_t *set,
                           const struct lowlat_config_sink *sink)

@@ -5,7 +5,7 @@
  *
  * Pure: the caller passes the engine name (VkApplicationInfo::pEngineName), the environment
  * variables' values (NULL when unset) and the text of the files; nothing here reads the
- * environment or a file. engine_env.c gathers them (lowlat_engine_check).
+ * environment or a file. engine_env.c gathers them (engine_env.h, lowlat_engine_check).
  */
 #ifndef LOWLAT_ENGINE_H
 #define LOWLAT_ENGINE_H
@@ -75,19 +75,5 @@ struct lowlat_mangohud_where {
  * CONFIG_DIR/MangoHud/MangoHud.conf; none without a CONFIG_DIR. Returns how many were written. */
 unsigned lowlat_mangohud_config_paths(const struct lowlat_mangohud_where *where,
                                       char paths[LOWLAT_MANGOHUD_PATHS_MAX][LOWLAT_MANGOHUD_PATH_MAX]);
-
-/* engine_env.c: reads the engines' and MangoHud's settings, and whether MangoHud's Vulkan layer is
- * in the process, into the instance (by_engine, by_mangohud and why); says once when DXVK or
- * vkd3d-proton run at their default frame latency. */
-struct lowlat_instance;
-void lowlat_engine_check(struct lowlat_instance *inst);
-
-/* Which of those limiters hold on a device (engine_limits, engine_limit): vkd3d-proton's
- * VKD3D_FRAME_RATE only where the app enabled present wait (VK_KHR_present_wait or present_wait2),
- * since vkd3d-proton's swapchain keeps that rate after a present wait and nowhere else
- * (vkd3d-proton's libs/vkd3d/swapchain.c, dxgi_vk_swap_chain_delay_next_frame); says once when it does not
- * hold. */
-struct lowlat_device;
-void lowlat_engine_device(struct lowlat_device *dev, bool present_wait);
 
 #endif

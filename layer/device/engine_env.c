@@ -12,13 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "engine.h"
+#include "engine_env.h"
 #include "message.h"
 #include "objects.h"
 
 /* A MangoHud config file is a few kilobytes; more than this is not one. */
 #define MANGOHUD_FILE_MAX 65536 /* bytes */
-#define CMDLINE_MAX       16384 /* bytes: the .exe is among the first arguments */
 
 static int find_mangohud(struct dl_phdr_info *info, size_t size, void *found)
 {
@@ -75,7 +76,7 @@ static bool mangohud_check(char *dst, size_t size)
 			comm[strcspn(comm, "\n")] = '\0';
 		fclose(f);
 	}
-	cmdline = read_text("/proc/self/cmdline", CMDLINE_MAX, &len);
+	cmdline = read_text("/proc/self/cmdline", LOWLAT_CMDLINE_MAX, &len);
 	const struct lowlat_mangohud_where where = {
 	        .config_file = getenv("MANGOHUD_CONFIGFILE"),
 	        .config_dir = config_dir,

@@ -1,5 +1,5 @@
 /* refresh.c — the refresh sources: choosing one from LOWLAT_REFRESH_SOURCE, and the fixed (ideal)
- * source; see refresh.h. The DRM source itself is refresh_drm.c, the pure part refresh_grid.c. */
+ * source; see refresh.h. The DRM source itself is refresh_drm.c, the pure part brain/grid.c. */
 #include "refresh.h"
 
 #include <stdio.h>
@@ -7,9 +7,6 @@
 
 #include "number.h"
 #include "refresh_drm.h"
-
-/* Nanoseconds per second times millihertz per hertz: a refresh at rate_mhz lasts NS_MFPS / rate_mhz. */
-#define NS_MFPS 1000000000000ll
 
 /* Rates the fixed source takes, in mHz: the virtual display's range (1 to 1000 Hz). */
 #define FIXED_RATE_MIN_MHZ 1000ll
@@ -62,7 +59,7 @@ bool lowlat_refresh_read(struct lowlat_refresh_source *s, int64_t now_ns, struct
 	case LOWLAT_REFRESH_FIXED:
 		if (now_ns < 0)
 			return false;
-		out->period_ns = (NS_MFPS + s->rate_mhz / 2) / s->rate_mhz;
+		out->period_ns = lowlat_rate_period_ns(s->rate_mhz);
 		out->vblank_ns = lowlat_fixed_vblank_ns(s->rate_mhz, now_ns, &out->sequence);
 		return true;
 	case LOWLAT_REFRESH_NONE: break;

@@ -16,7 +16,7 @@
  *   "fixed:HZ"      the ideal display at HZ (decimals allowed: 59.94), vblank 0 at time 0
  *   "none"          no source: the level is off
  *
- * The pure part (a reading, a mode's period, the grid kept from readings) is refresh_grid.h.
+ * The pure part (a reading, a mode's period, the grid kept from readings) is brain/grid.h.
  */
 #ifndef LOWLAT_REFRESH_H
 #define LOWLAT_REFRESH_H
@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "brain/grid.h"
 #include "refresh_drm.h"
-#include "refresh_grid.h"
 
 enum lowlat_refresh_kind {
 	LOWLAT_REFRESH_NONE,

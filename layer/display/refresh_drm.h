@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "refresh_grid.h"
+#include "brain/grid.h"
 
 /* The DRM source: the open primary node, the CRTC chosen, its mode's period, and how long before
  * the kernel's vblank timestamp (the end of vertical blanking, the first line's scan-out) a flip

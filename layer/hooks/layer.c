@@ -12,18 +12,22 @@
 
 #include "anti_lag.h"
 #include "config.h"
+#include "config_global.h"
 #include "create_info.h"
 #include "engine.h"
-#include "hooks.h"
+#include "engine_env.h"
 #include "latency_sleep.h"
+#include "layer.h"
 #include "message.h"
 #include "objects.h"
+#include "present.h"
 #include "present_ids.h"
 #include "present_mode.h"
 #include "present_timing.h"
 #include "present_wait.h"
 #include "swapchain.h"
 #include "swapchain_life.h"
+#include "timing_reports.h"
 
 static void copy_name(char *dst, size_t size, const char *src)
 {

@@ -19,11 +19,12 @@
 #include <stdatomic.h>
 
 #include "config.h"
-#include "hooks.h"
 #include "level.h"
+#include "level_cpu.h"
 #include "log.h"
 #include "message.h"
 #include "objects.h"
+#include "present.h"
 #include "present_call.h"
 #include "present_ids.h"
 #include "present_mode.h"

@@ -10,7 +10,7 @@
 #include "brain/pace_grid.h"
 #include "chain.h"
 #include "config.h"
-#include "hooks.h"
+#include "config_global.h"
 #include "latency_sleep.h"
 #include "level.h"
 #include "level_drm.h"

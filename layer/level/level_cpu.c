@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "level.h"
+#include "level_cpu.h"
 #include "log.h"
 #include "message.h"
 #include "present_call.h"

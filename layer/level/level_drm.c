@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "brain/grid.h"
 #include "brain/pace.h"
 #include "brain/pace_display.h"
 #include "brain/pace_grid.h"

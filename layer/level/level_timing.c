@@ -11,6 +11,7 @@
  * See level.h. */
 #include <inttypes.h>
 
+#include "brain/timing.h"
 #include "clock.h"
 #include "level.h"
 #include "log.h"
@@ -21,12 +22,8 @@
 #include "swapchain_cap.h"
 #include "wait_point.h"
 
-/* How long the latency-frames cap waits for the display to report a frame shown, in refreshes
- * after its target (or after now, when later): a frame on time is reported within one; four let a
- * frame that missed its refresh be shown up to three later before lowlat stops waiting (the display
- * or driver is then stalled, and the app must not be). */
-#define LATENCY_TIMEOUT_REFRESHES 4
-#define LATENCY_TIMEOUT_TEXT      "4 refreshes of its target" /* LATENCY_TIMEOUT_REFRESHES, said */
+/* LOWLAT_LATENCY_TIMEOUT_REFRESHES (brain/timing.h), said. */
+#define LATENCY_TIMEOUT_TEXT "4 refreshes of its target"
 
 /* Whether the swapchain's frames are paced on the display: its presents carry targets. */
 static bool display_paced(const struct lowlat_swapchain *sc)
@@ -170,7 +167,7 @@ static void latency_cap(struct lowlat_frame *f)
 	base_ns = f->display_target_ns != LOWLAT_LOG_UNKNOWN && f->display_target_ns > now_ns
 	                  ? f->display_target_ns
 	                  : now_ns;
-	deadline_ns = base_ns + LATENCY_TIMEOUT_REFRESHES * b->refresh_ns;
+	deadline_ns = base_ns + LOWLAT_LATENCY_TIMEOUT_REFRESHES * b->refresh_ns;
 	if (deadline_ns > now_ns + LOWLAT_MAX_WAIT_NS)
 		deadline_ns = now_ns + LOWLAT_MAX_WAIT_NS;
 	if (lowlat_timing_wait_shown(sc, unshown, deadline_ns)) {

@@ -34,6 +34,7 @@ void lowlat_timing_device_created(struct lowlat_device *dev, const struct lowlat
 #include <string.h>
 #include <time.h>
 
+#include "brain/grid.h"
 #include "chain.h"
 #include "clock.h"
 #include "level.h"

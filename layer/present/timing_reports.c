@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "brain/timing.h"
 #include "clock.h"
 #include "live.h"
 #include "log.h"
 #include "message.h"
 #include "present_call.h"
 #include "swapchain.h"
+#include "timing_reports.h"
 
 /* A present whose report has not come this long after it was made: the reports stopped (Mesa keeps
  * the results slot of a present that failed, and reports in order stop behind it for good). */
@@ -292,13 +294,8 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 	check_stalled(sc);
 }
 
-/* How often the latency-frames cap looks for the display's report: a 32nd of a refresh (0.26 ms
- * at 120 Hz, 58 us at 540 Hz), so the release comes at most that late after the first pixel, and
- * the waiting thread wakes at most 32 times a refresh. Never below 50 us: a sleep's own wake-up
- * error (~100 us at p50 on the test VMs) makes a shorter poll only burn CPU. */
-#define SHOWN_POLL_FRACTION 32
-#define SHOWN_POLL_MIN_NS   50000ll /* 50 us */
-
+/* Polls every LOWLAT_SHOWN_POLL_FRACTION of a refresh, at least LOWLAT_SHOWN_POLL_MIN_NS
+ * (brain/timing.h). */
 bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int64_t deadline_ns)
 {
 	struct lowlat_swapchain_timing *t = &sc->timing;
@@ -306,9 +303,9 @@ bool lowlat_timing_wait_shown(struct lowlat_swapchain *sc, uint32_t unshown, int
 
 	if (!t->active || !t->brain.refresh_known)
 		return false;
-	poll_ns = t->brain.refresh_ns / SHOWN_POLL_FRACTION;
-	if (poll_ns < SHOWN_POLL_MIN_NS)
-		poll_ns = SHOWN_POLL_MIN_NS;
+	poll_ns = t->brain.refresh_ns / LOWLAT_SHOWN_POLL_FRACTION;
+	if (poll_ns < LOWLAT_SHOWN_POLL_MIN_NS)
+		poll_ns = LOWLAT_SHOWN_POLL_MIN_NS;
 	for (;;) {
 		int64_t now_ns;
 		lowlat_timing_update(sc);

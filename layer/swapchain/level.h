@@ -52,9 +52,4 @@ extern const struct lowlat_level lowlat_level_present_wait; /* level_wait.c */
 extern const struct lowlat_level lowlat_level_drm;          /* level_drm.c */
 extern const struct lowlat_level lowlat_level_cpu;          /* level_cpu.c */
 
-/* The CPU grid: the present's release on it (f->grid false), and, after the call's wait, a release
- * that woke late (begin_ns: when the wait began) moves that grid (pace.h, lowlat_pacer_released). */
-void lowlat_cpu_plan(struct lowlat_frame *f, int64_t now_ns);
-void lowlat_cpu_woke(struct lowlat_swapchain *sc, int64_t deadline_ns, int64_t begin_ns, int64_t end_ns);
-
 #endif

@@ -10,6 +10,7 @@
 #include "brain/pace.h"
 #include "clock.h"
 #include "config.h"
+#include "config_global.h"
 #include "fps_refresh.h"
 #include "level.h"
 #include "live.h"

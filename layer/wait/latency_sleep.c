@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "config_global.h"
 #include "log.h"
 #include "message.h"
 #include "objects.h"

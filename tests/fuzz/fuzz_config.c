@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_control.h"
+#include "config_game.h"
 
 static void ignore_line(void *user, const char *text)
 {

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_files.h"
+#include "config_global.h"
 
 static char dir[64] = "/tmp/lowlat-bench-XXXXXX";
 

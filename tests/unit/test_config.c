@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "config_files.h"
 #include "sink.h"
 
 static struct collected out;

@@ -6,6 +6,8 @@
 
 #include "check.h"
 #include "config.h"
+#include "config_control.h"
+#include "config_files.h"
 
 #define SECOND_NS 1000000000ll
 

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "config_files.h"
 #include "sink.h"
 
 #define SECOND_NS 1000000000ll

@@ -2,6 +2,7 @@
  * line, executable and application info; and the key sanitiser. */
 #include "check.h"
 #include "config.h"
+#include "config_game.h"
 
 static const char *fake_getenv(void *user, const char *name)
 {

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "config_global.h"
 
 static int64_t now_ns(void)
 {

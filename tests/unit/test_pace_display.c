@@ -1,5 +1,6 @@
 /* test_pace_display — the refresh-grid rule, refresh arithmetic, the ready-time prediction and the
  * claim rule of wait points away from the present. */
+#include "brain/grid.h"
 #include "brain/pace_display.h"
 #include "check.h"
 

@@ -1,6 +1,7 @@
 /* test_pace_grid — the one refresh-grid planner ("timing" and "drm" both plan with it): the refresh
  * grid continued in phase and started, a grid taking over from the CPU pacer, the time grid on a
  * fixed-rate display and on VRR, and a backlog drained. */
+#include "brain/grid.h"
 #include "brain/pace_display.h"
 #include "brain/pace_grid.h"
 #include "check.h"

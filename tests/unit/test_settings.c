@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "config_settings.h"
 #include "sink.h"
 
 static struct collected out;

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "config_global.h"
 #include "control.h"
 
 static char sock_path[108];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brain/grid.h"
 #include "sim.h"
 
 static const char usage[] =
@@ -183,7 +184,7 @@ static bool oracle_search(const struct sim_config *cfg, struct sim_frame *frames
 	struct sim_config search = *cfg;
 	struct sim_policy p = sim_oracle;
 	struct sim_result best = {0}, r;
-	int64_t period = (1000000000000ll + cfg->rate_mhz / 2) / cfg->rate_mhz;
+	int64_t period = lowlat_rate_period_ns(cfg->rate_mhz);
 	int64_t interval = (int64_t)(1e9 / cfg->fps), step = period / 16, best_lead = 0;
 	bool have = false;
 

@@ -26,12 +26,6 @@
 
 /* ---- lowlat ---- */
 
-/* How long the latency-frames cap waits for a frame to be reported shown, and how often it looks:
- * the layer's LATENCY_TIMEOUT_REFRESHES (level_timing.c) and SHOWN_POLL_* (timing_reports.c). */
-#define CAP_TIMEOUT_REFRESHES 4
-#define CAP_POLL_FRACTION     32
-#define CAP_POLL_MIN_NS       50000ll
-
 struct lowlat {
 	struct lowlat_timing_brain brain;
 	struct lowlat_pacer pacer;
@@ -176,10 +170,10 @@ static void lowlat_latency_cap(struct sim *s, struct sim_frame *f)
 		unshown = 1;
 	}
 	int64_t base = f->target_ns > s->now ? f->target_ns : s->now;
-	int64_t deadline = base + CAP_TIMEOUT_REFRESHES * b->refresh_ns;
-	int64_t poll = b->refresh_ns / CAP_POLL_FRACTION;
-	if (poll < CAP_POLL_MIN_NS)
-		poll = CAP_POLL_MIN_NS;
+	int64_t deadline = base + LOWLAT_LATENCY_TIMEOUT_REFRESHES * b->refresh_ns;
+	int64_t poll = b->refresh_ns / LOWLAT_SHOWN_POLL_FRACTION;
+	if (poll < LOWLAT_SHOWN_POLL_MIN_NS)
+		poll = LOWLAT_SHOWN_POLL_MIN_NS;
 	for (;;) {
 		lowlat_update(s);
 		if (s->count - l->reported <= unshown) {

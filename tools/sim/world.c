@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brain/grid.h"
 #include "brain/pace_display.h"
 #include "clock.h"
 #include "sim.h"
@@ -35,7 +36,7 @@ int64_t sim_cap_multiple(const struct sim_config *cfg)
 {
 	if (cfg->vrr_min_mhz)
 		return 0;
-	int64_t refresh = (1000000000000ll + cfg->rate_mhz / 2) / cfg->rate_mhz;
+	int64_t refresh = lowlat_rate_period_ns(cfg->rate_mhz);
 	return lowlat_refresh_multiple((uint32_t)llround(cfg->fps * 1000.0), refresh);
 }
 

@@ -1,9 +1,25 @@
-/* refresh_grid.c — a mode's period, the choice among screens, the ideal display's vblanks and the
- * grid kept from readings; see refresh_grid.h. */
-#include "refresh_grid.h"
+/* grid.c — the refresh grid: refreshes around a time, a mode's period, the ideal display's
+ * vblanks, the choice among screens and the grid kept from readings; see grid.h. */
+#include "grid.h"
 
-/* Nanoseconds per second times millihertz per hertz: a refresh at rate_mhz lasts NS_MFPS / rate_mhz. */
-#define NS_MFPS 1000000000000ll
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns)
+{
+	int64_t k = floor_div(t_ns - vblank_ns, refresh_ns);
+	int64_t start = vblank_ns + k * refresh_ns;
+
+	return start < t_ns ? start + refresh_ns : start;
+}
+
+int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns)
+{
+	return vblank_ns + floor_div(t_ns - vblank_ns + refresh_ns / 2, refresh_ns) * refresh_ns;
+}
 
 int64_t lowlat_mode_period_ns(uint32_t clock_khz, uint32_t htotal, uint32_t vtotal, bool interlace,
                               bool dblscan, uint32_t vscan)
@@ -25,24 +41,30 @@ int64_t lowlat_mode_period_ns(uint32_t clock_khz, uint32_t htotal, uint32_t vtot
 	return (den * 1000000 + num / 2) / num;
 }
 
+int64_t lowlat_rate_period_ns(int64_t rate_mhz)
+{
+	return (LOWLAT_NS_MFPS + rate_mhz / 2) / rate_mhz;
+}
+
 int64_t lowlat_fixed_vblank_ns(int64_t rate_mhz, int64_t t_ns, uint64_t *k_out)
 {
 	/* k = floor(t * rate / 1e12), split so nothing overflows 64 bits for t up to ~290 years:
 	 * t = s * 1e9 + r, t * rate / 1e12 = s * rate / 1000 + r * rate / 1e12. */
 	int64_t s = t_ns / 1000000000, r = t_ns % 1000000000;
 	int64_t a = s * rate_mhz; /* millirefreshes in whole seconds, < 1e10 * 1e6 */
-	int64_t k = a / 1000 + ((a % 1000) * 1000000000 + r * rate_mhz) / NS_MFPS;
+	int64_t k = a / 1000 + ((a % 1000) * 1000000000 + r * rate_mhz) / LOWLAT_NS_MFPS;
 	int64_t start;
 
 	/* start(k) = floor(k * 1e12 / rate), split as k = q * rate + m: q * 1e12 + floor(m * 1e12 / rate),
 	 * m < rate <= 1e6 so m * 1e12 < 1e18. The floors can leave k one off: settle it. */
 	for (;;) {
-		start = k / rate_mhz * NS_MFPS + (k % rate_mhz) * NS_MFPS / rate_mhz;
+		start = k / rate_mhz * LOWLAT_NS_MFPS + (k % rate_mhz) * LOWLAT_NS_MFPS / rate_mhz;
 		if (start > t_ns) {
 			k--;
 			continue;
 		}
-		int64_t next = (k + 1) / rate_mhz * NS_MFPS + ((k + 1) % rate_mhz) * NS_MFPS / rate_mhz;
+		int64_t next = (k + 1) / rate_mhz * LOWLAT_NS_MFPS +
+		               ((k + 1) % rate_mhz) * LOWLAT_NS_MFPS / rate_mhz;
 		if (next <= t_ns) {
 			k++;
 			continue;

@@ -1,13 +1,24 @@
-/* refresh_grid.h — the pure part of the refresh sources (no libdrm, no clock; unit-tested in
- * tests/unit/test_refresh.c): a source's reading, the period of a display mode, the choice among
- * several lit screens, the ideal display's vblanks, and the grid kept from successive readings.
- * The sources themselves are refresh.h's (and refresh_drm.h's for DRM).
+/* grid.h — the display's refresh grid, its one owner: a refresh period (of a display mode, of a
+ * rate) and phase (a refresh start), the refresh at or after a time and the nearest one, the ideal
+ * display's refresh starts, the choice among several lit screens, and the grid kept from a refresh
+ * source's successive readings. Pure C, no Vulkan, no clock; unit-tested in tests/unit/test_refresh.c
+ * and test_pace_display.c. The pacing decisions on the grid are pace_display.h's and pace_grid.h's;
+ * the sources that read it are display/refresh.h's (and refresh_drm.h's for DRM).
  */
-#ifndef LOWLAT_REFRESH_GRID_H
-#define LOWLAT_REFRESH_GRID_H
+#ifndef LOWLAT_GRID_H
+#define LOWLAT_GRID_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/* Nanoseconds per second times millihertz per hertz: something at rate_mhz (a refresh, a cap's
+ * frame) lasts LOWLAT_NS_MFPS / rate_mhz ns. */
+#define LOWLAT_NS_MFPS 1000000000000ll
+
+/* Refresh starts are vblank_ns + k * refresh_ns (refresh_ns > 0). The first at or after t_ns, and
+ * the nearest to t_ns. */
+int64_t lowlat_refresh_at_or_after(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
+int64_t lowlat_refresh_nearest(int64_t t_ns, int64_t vblank_ns, int64_t refresh_ns);
 
 /* One reading of a source. */
 struct lowlat_refresh_sample {
@@ -22,6 +33,9 @@ struct lowlat_refresh_sample {
  * whole Hz (59.94 Hz is not 60). 0 for a mode without timings. */
 int64_t lowlat_mode_period_ns(uint32_t clock_khz, uint32_t htotal, uint32_t vtotal, bool interlace,
                               bool dblscan, uint32_t vscan);
+
+/* The refresh period at rate_mhz (> 0), in ns, rounded to the nearest: the ideal display's. */
+int64_t lowlat_rate_period_ns(int64_t rate_mhz);
 
 /* Which of several lit screens (CRTCs, periods in ns, vrr: variable refresh on) the DRM source
  * follows: the highest refresh among those with a fixed one, the first of equals (refresh_drm.c
