@@ -9,7 +9,7 @@
  *    (LOWLAT_TIME_GRID_TRAIL_REFRESHES) rather than restarting the grid.
  * On a variable-rate display, the time grid itself. The release is the next target less the lead:
  * a high percentile of measured frame-start-to-ready times plus a margin that learns from misses.
- * docs/design.md has the rule in full, docs/measurements.md the runs behind each constant.
+ * docs/design.md has the rule, docs/rationale.md the measurements behind each constant.
  */
 #ifndef LOWLAT_PACE_DISPLAY_H
 #define LOWLAT_PACE_DISPLAY_H

@@ -4,8 +4,8 @@
  * scheduler's and, on a VM, the hypervisor's latency. A precise wait therefore sleeps in two
  * steps and spins the rest: a long sleep to lead_ns before the deadline, a short one to tail_ns
  * before it, then a spin with a CPU-relax hint. The short sleep wakes far more precisely than the
- * long one (docs/measurements.md), so the spin, the only part that burns CPU, covers only the short sleep's
- * error. Both steps learn from their own recent overshoots; docs/measurements.md has the numbers behind the
+ * long one, so the spin, the only part that burns CPU, covers only the short sleep's error. Both
+ * steps learn from their own recent overshoots; docs/rationale.md has the measurements behind the
  * rules. Absolute deadlines cannot drift the way relative sleeps do.
  */
 #include "clock.h"
@@ -20,7 +20,7 @@
 /* The tail covers all but the `escapes` largest short-sleep overshoots of the window: each one it
  * leaves out is a release late by the excess. Covering more costs a spin as long as the rarer
  * overshoot on every frame. 16 of 256 (the 94th percentile) keeps lowlat's CPU per frame about
- * MangoHud's; docs/measurements.md compares 4, 8 and 16. */
+ * MangoHud's; docs/rationale.md compares 4, 8 and 16. */
 #define LOWLAT_TAIL_ESCAPES 16
 /* The lead need only cover most long-sleep overshoots: one beyond it lands in the tail or a little
  * after it, which costs at most a tail's spin, or a late release when it is longer than the lead. */

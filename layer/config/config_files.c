@@ -1,9 +1,9 @@
 /* config_files.c — the config files of a process, the whole precedence chain, and live reload.
  *
  * Owns struct lowlat_config_state. Reload is a stat(2) of the (at most two) files in use, at most
- * once a second, from the present path: no thread, no inotify descriptor, nothing to tear down,
- * and it works on any filesystem, including the network and FUSE ones inotify cannot watch. The
- * rate limit uses the caller's now_ns; nothing here reads a clock or the real environment.
+ * once a second, on lowlat's control thread (config_global.c): no inotify descriptor, and it works
+ * on any filesystem, including the network and FUSE ones inotify cannot watch. The rate limit uses
+ * the caller's now_ns; nothing here reads a clock or the real environment.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -243,7 +243,7 @@ void lowlat_config_load(struct lowlat_config_state *st, const struct lowlat_proc
 }
 
 /* The part of a reload check that runs once a second, kept out of line: its 8 KiB of zeroed
- * buffers would otherwise be set up on every present. */
+ * buffers would otherwise be set up on every tick that finds nothing due. */
 static __attribute__((noinline)) bool check_files(struct lowlat_config_state *st,
                                                   const struct lowlat_config_sink *sink)
 {

@@ -1,5 +1,5 @@
 /* refresh.h — refresh sources: where the "drm" pacing level gets the display's refresh clock when
- * the swapchain has no VK_EXT_present_timing (README "Display-aware pacing").
+ * the swapchain has no VK_EXT_present_timing (docs/design.md, "Pacing levels").
  *
  * A source answers two things, without blocking: the refresh period (0 when unknown or variable)
  * and the CLOCK_MONOTONIC time of a recent vblank (the start of a refresh). Two kinds, one tagged

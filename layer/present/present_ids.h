@@ -10,7 +10,7 @@
  * Only swapchains on the "present-wait" pacing level own their ids. Everywhere else the app's ids
  * reach the driver untouched: the "timing" level matches its results by present order
  * (present_timing.c), and the driver's own VK_NV_low_latency2 matches the app's ids in its
- * markers, so such devices never get the level (present.c, pacing_level_select).
+ * markers, so such devices never get the level (swapchain_life.c, pacing_level_select).
  */
 #ifndef LOWLAT_PRESENT_IDS_H
 #define LOWLAT_PRESENT_IDS_H
