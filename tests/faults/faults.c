@@ -33,6 +33,8 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "plumbing.h"
+
 #define FAULTS_PREFIX "faults: "
 
 /* Functions whose calls can be made to fail; the enum indexes the call counters. */
@@ -239,11 +241,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL faults_CreateInstance(const VkInstanceCrea
 	struct object *o;
 	VkResult result;
 
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-		    ((const VkLayerInstanceCreateInfo *)s)->function == VK_LAYER_LINK_INFO)
-			link = (VkLayerInstanceCreateInfo *)s;
-	}
+	link = lowlat_find_instance_link(info);
 	if (!link)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	if ((result = fault_for(FN_CreateInstance)) != VK_SUCCESS) {
@@ -292,11 +290,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL faults_CreateDevice(VkPhysicalDevice physi
 	VkLayerDeviceCreateInfo *link = NULL;
 	VkResult result;
 
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-		    ((const VkLayerDeviceCreateInfo *)s)->function == VK_LAYER_LINK_INFO)
-			link = (VkLayerDeviceCreateInfo *)s;
-	}
+	link = lowlat_find_device_link(info);
 	if (!inst || !link)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	if ((result = fault_for(FN_CreateDevice)) != VK_SUCCESS) {
