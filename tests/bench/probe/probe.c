@@ -27,6 +27,7 @@
 #include <time.h>
 #include <vulkan/vk_layer.h>
 
+#include "../../test_layer.h"
 #include "plumbing.h"
 
 #define PROBE_EXPORT __attribute__((visibility("default")))
@@ -408,13 +409,5 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL probe_GetInstanceProcAddr(VkInst
 PROBE_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
 vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *negotiate)
 {
-	if (!negotiate || negotiate->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT ||
-	    negotiate->loaderLayerInterfaceVersion < 2)
-		return VK_ERROR_INITIALIZATION_FAILED;
-	/* Version 2 is the first that passes Get*ProcAddr through this struct; nothing later is used. */
-	negotiate->loaderLayerInterfaceVersion = 2;
-	negotiate->pfnGetInstanceProcAddr = probe_GetInstanceProcAddr;
-	negotiate->pfnGetDeviceProcAddr = probe_GetDeviceProcAddr;
-	negotiate->pfnGetPhysicalDeviceProcAddr = NULL;
-	return VK_SUCCESS;
+	return negotiate_version_2(negotiate, probe_GetInstanceProcAddr, probe_GetDeviceProcAddr);
 }
