@@ -33,6 +33,27 @@ static int usage(void)
 	return 2;
 }
 
+/* dxvk_like's own options. */
+static int option(struct engine_options *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--no-present-wait"))
+		return o->present_wait = false, 1;
+	if (!strcmp(a, "--switch-modes"))
+		return o->switch_modes = true, 1;
+	if (!strcmp(a, "--resize-at") && v)
+		return o->resize_at = atoi(v), 2;
+	if (!strcmp(a, "--latency-sleep"))
+		return o->latency_sleep = true, 1;
+	if (!strcmp(a, "--latency-sleep-fps") && v)
+		return o->latency_sleep_fps = (unsigned)atoi(v), 2;
+	return 0;
+}
+
+static bool consistent(const struct engine_options *o)
+{
+	return !(o->relaxed && o->switch_modes);
+}
+
 int main(int argc, char **argv)
 {
 	struct engine_options o = {
@@ -43,32 +64,5 @@ int main(int argc, char **argv)
 	        .present_wait = true,
 	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--frames") && v)
-			o.frames = atoi(v), i++;
-		else if (!strcmp(a, "--latency") && v)
-			o.latency = atoi(v), i++;
-		else if (!strcmp(a, "--no-present-wait"))
-			o.present_wait = false;
-		else if (!strcmp(a, "--switch-modes"))
-			o.switch_modes = true;
-		else if (!strcmp(a, "--relaxed"))
-			o.relaxed = true;
-		else if (!strcmp(a, "--resize-at") && v)
-			o.resize_at = atoi(v), i++;
-		else if (!strcmp(a, "--latency-sleep"))
-			o.latency_sleep = true;
-		else if (!strcmp(a, "--latency-sleep-fps") && v)
-			o.latency_sleep_fps = (unsigned)atoi(v), i++;
-		else if (!strcmp(a, "--csv") && v)
-			o.csv = v, i++;
-		else
-			return usage();
-	}
-	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6 ||
-	    (o.relaxed && o.switch_modes))
-		return usage();
-	return engine_run(&o);
+	return engine_main(argc, argv, &o, option, consistent, usage);
 }

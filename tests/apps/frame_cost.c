@@ -32,14 +32,6 @@
 #define NS_PER_US 1000ll
 #define IN_FLIGHT 2 /* command buffers and fences: frames the CPU may run ahead of the GPU */
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
 /* The frame's work: spin until start + ns. A spin, not a sleep, so the cost is what was asked for
  * whatever the scheduler's wake-up latency. */
 static void work_until(int64_t end_ns)

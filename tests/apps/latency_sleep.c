@@ -37,26 +37,14 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-#define CHECK_VK(call)                                                                                       \
-	do {                                                                                                 \
-		VkResult r_ = (call);                                                                        \
-		if (r_ != VK_SUCCESS) {                                                                      \
-			fprintf(stderr, "latency_sleep: %s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);   \
-			exit(1);                                                                             \
-		}                                                                                            \
-	} while (0)
+#include "common.h"
 
-#define MAX_IMAGES 8
+#define CHECK_VK(call) CHECK_VK_OR_EXIT("latency_sleep", call)
+
+#define MAX_IMAGES FRAMES_MAX
 /* Frames in flight between the game thread and the submit thread: DXVK's one, with
  * dxgi.maxFrameLatency = 1. */
 #define POLL_NS 100000 /* 100 us between counter polls in `poll` mode */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void fail(const char *what)
 {
@@ -65,19 +53,7 @@ static void fail(const char *what)
 }
 
 struct app {
-	VkInstance instance;
-	VkPhysicalDevice physical;
-	VkDevice device;
-	VkQueue queue;
-	VkSurfaceKHR surface;
-	VkSwapchainKHR swapchain;
-	uint32_t image_count;
-	VkImage images[MAX_IMAGES];
-	VkCommandPool pool;
-	VkCommandBuffer cmds[MAX_IMAGES];
-	VkSemaphore acquired[MAX_IMAGES], rendered[MAX_IMAGES];
-	VkFence done[MAX_IMAGES];
-	VkFence image_fence[MAX_IMAGES];
+	struct headless h;
 	VkSemaphore latency; /* the timeline vkLatencySleepNV signals */
 	PFN_vkSetLatencySleepModeNV SetLatencySleepModeNV;
 	PFN_vkLatencySleepNV LatencySleepNV;
@@ -98,33 +74,19 @@ struct app {
 
 static void create(struct app *a)
 {
-	const char *instance_exts[] = {VK_KHR_SURFACE_EXTENSION_NAME, VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME,
-	                               VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME};
-	VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	                         .pApplicationName = "latency_sleep",
-	                         .apiVersion = VK_API_VERSION_1_3};
-	VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	                            .pApplicationInfo = &app,
-	                            .enabledExtensionCount = 3,
-	                            .ppEnabledExtensionNames = instance_exts};
-	CHECK_VK(vkCreateInstance(&ici, NULL, &a->instance));
-	uint32_t n = 1;
-	VkResult r = vkEnumeratePhysicalDevices(a->instance, &n, &a->physical);
-	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || !n)
-		fail("no physical device");
-	VkHeadlessSurfaceCreateInfoEXT hs = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
-	CHECK_VK(vkCreateHeadlessSurfaceEXT(a->instance, &hs, NULL, &a->surface));
+	static const char *const extra[] = {VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME};
+	CHECK_VK(headless_open(&a->h, "latency_sleep", extra, 1));
 
 	/* The extension must be listed, also when the app's array is too small for the whole list. */
 	uint32_t count = 0;
-	CHECK_VK(vkEnumerateDeviceExtensionProperties(a->physical, NULL, &count, NULL));
+	CHECK_VK(vkEnumerateDeviceExtensionProperties(a->h.physical, NULL, &count, NULL));
 	VkExtensionProperties *props = calloc(count, sizeof(*props));
 	uint32_t fewer = count - 1;
 	if (!props ||
-	    vkEnumerateDeviceExtensionProperties(a->physical, NULL, &fewer, props) != VK_INCOMPLETE ||
+	    vkEnumerateDeviceExtensionProperties(a->h.physical, NULL, &fewer, props) != VK_INCOMPLETE ||
 	    fewer != count - 1)
 		fail("vkEnumerateDeviceExtensionProperties with a short array did not return VK_INCOMPLETE");
-	CHECK_VK(vkEnumerateDeviceExtensionProperties(a->physical, NULL, &count, props));
+	CHECK_VK(vkEnumerateDeviceExtensionProperties(a->h.physical, NULL, &count, props));
 	bool found = false;
 	const char *wanted =
 	        a->anti_lag ? VK_AMD_ANTI_LAG_EXTENSION_NAME : VK_NV_LOW_LATENCY_2_EXTENSION_NAME;
@@ -140,7 +102,7 @@ static void create(struct app *a)
 	if (a->anti_lag) {
 		VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
 		                                .pNext = &anti_lag};
-		vkGetPhysicalDeviceFeatures2(a->physical, &f2);
+		vkGetPhysicalDeviceFeatures2(a->h.physical, &f2);
 		if (!anti_lag.antiLag)
 			fail("VK_AMD_anti_lag is listed but its antiLag feature is not");
 	}
@@ -159,32 +121,20 @@ static void create(struct app *a)
 	                                        .timelineSemaphore = VK_TRUE};
 	const char *device_exts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME, VK_KHR_PRESENT_ID_EXTENSION_NAME,
 	                             wanted};
-	float priority = 1.0f;
-	VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	                               .queueFamilyIndex = 0,
-	                               .queueCount = 1,
-	                               .pQueuePriorities = &priority};
-	VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	                          .pNext = &v12,
-	                          .queueCreateInfoCount = 1,
-	                          .pQueueCreateInfos = &qci,
-	                          .enabledExtensionCount = 3,
-	                          .ppEnabledExtensionNames = device_exts};
-	CHECK_VK(vkCreateDevice(a->physical, &dci, NULL, &a->device));
-	vkGetDeviceQueue(a->device, 0, 0, &a->queue);
+	CHECK_VK(headless_device_create(&a->h, device_exts, 3, &v12));
 	if (a->anti_lag) {
 		a->AntiLagUpdateAMD =
-		        (PFN_vkAntiLagUpdateAMD)vkGetDeviceProcAddr(a->device, "vkAntiLagUpdateAMD");
+		        (PFN_vkAntiLagUpdateAMD)vkGetDeviceProcAddr(a->h.device, "vkAntiLagUpdateAMD");
 		if (!a->AntiLagUpdateAMD)
 			fail("vkAntiLagUpdateAMD is not reachable");
 	}
 	a->SetLatencySleepModeNV =
-	        (PFN_vkSetLatencySleepModeNV)vkGetDeviceProcAddr(a->device, "vkSetLatencySleepModeNV");
-	a->LatencySleepNV = (PFN_vkLatencySleepNV)vkGetDeviceProcAddr(a->device, "vkLatencySleepNV");
+	        (PFN_vkSetLatencySleepModeNV)vkGetDeviceProcAddr(a->h.device, "vkSetLatencySleepModeNV");
+	a->LatencySleepNV = (PFN_vkLatencySleepNV)vkGetDeviceProcAddr(a->h.device, "vkLatencySleepNV");
 	a->SetLatencyMarkerNV =
-	        (PFN_vkSetLatencyMarkerNV)vkGetDeviceProcAddr(a->device, "vkSetLatencyMarkerNV");
+	        (PFN_vkSetLatencyMarkerNV)vkGetDeviceProcAddr(a->h.device, "vkSetLatencyMarkerNV");
 	a->GetLatencyTimingsNV =
-	        (PFN_vkGetLatencyTimingsNV)vkGetDeviceProcAddr(a->device, "vkGetLatencyTimingsNV");
+	        (PFN_vkGetLatencyTimingsNV)vkGetDeviceProcAddr(a->h.device, "vkGetLatencyTimingsNV");
 	if (!a->anti_lag && (!a->SetLatencySleepModeNV || !a->LatencySleepNV || !a->SetLatencyMarkerNV ||
 	                     !a->GetLatencyTimingsNV))
 		fail("the VK_NV_low_latency2 commands are not reachable");
@@ -195,20 +145,20 @@ static void create(struct app *a)
 	VkSurfaceCapabilities2KHR caps = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
 	                                  .pNext = &lc};
 	VkPhysicalDeviceSurfaceInfo2KHR si = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
-	                                      .surface = a->surface};
+	                                      .surface = a->h.surface};
 	if (a->anti_lag) {
 		/* No VK_NV_low_latency2 here: the struct would be invalid. */
 		caps.pNext = NULL;
-		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
+		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->h.physical, &si, &caps));
 		lc.presentModeCount = 1;
 		modes[0] = VK_PRESENT_MODE_FIFO_KHR;
 	} else
-		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
+		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->h.physical, &si, &caps));
 	if (!lc.presentModeCount || lc.presentModeCount > 8)
 		fail("VkLatencySurfaceCapabilitiesNV gave no present modes");
 	lc.pPresentModes = modes;
 	if (!a->anti_lag)
-		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->physical, &si, &caps));
+		CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(a->h.physical, &si, &caps));
 	bool fifo = false;
 	for (uint32_t i = 0; i < lc.presentModeCount; i++)
 		fifo = fifo || modes[i] == VK_PRESENT_MODE_FIFO_KHR;
@@ -219,65 +169,15 @@ static void create(struct app *a)
 
 	VkSwapchainLatencyCreateInfoNV latency = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_LATENCY_CREATE_INFO_NV,
 	                                          .latencyModeEnable = VK_TRUE};
-	uint32_t images =
-	        caps.surfaceCapabilities.minImageCount < 3 ? 3 : caps.surfaceCapabilities.minImageCount;
-	VkSwapchainCreateInfoKHR ci = {
-	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-	        .pNext = a->anti_lag ? NULL : &latency,
-	        .surface = a->surface,
-	        .minImageCount = images,
-	        .imageFormat = VK_FORMAT_B8G8R8A8_UNORM,
-	        .imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
-	        .imageExtent = {64, 64},
-	        .imageArrayLayers = 1,
-	        .imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
-	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	        .preTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
-	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
-	        .presentMode = VK_PRESENT_MODE_FIFO_KHR,
-	        .clipped = VK_TRUE,
-	};
-	if (caps.surfaceCapabilities.currentExtent.width != UINT32_MAX)
-		ci.imageExtent = caps.surfaceCapabilities.currentExtent;
-	CHECK_VK(vkCreateSwapchainKHR(a->device, &ci, NULL, &a->swapchain));
-	a->image_count = MAX_IMAGES;
-	CHECK_VK(vkGetSwapchainImagesKHR(a->device, a->swapchain, &a->image_count, a->images));
-
-	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-	CHECK_VK(vkCreateCommandPool(a->device, &pci, NULL, &a->pool));
-	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                  .commandPool = a->pool,
-	                                  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	                                  .commandBufferCount = a->image_count};
-	CHECK_VK(vkAllocateCommandBuffers(a->device, &ai, a->cmds));
-	for (uint32_t i = 0; i < a->image_count; i++) {
-		VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-		VkImageMemoryBarrier b = {
-		        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-		        .newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-		        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		        .image = a->images[i],
-		        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
-		};
-		CHECK_VK(vkBeginCommandBuffer(a->cmds[i], &bi));
-		vkCmdPipelineBarrier(a->cmds[i], VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		                     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
-		CHECK_VK(vkEndCommandBuffer(a->cmds[i]));
-	}
-	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
-		VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-		                         .flags = VK_FENCE_CREATE_SIGNALED_BIT};
-		CHECK_VK(vkCreateSemaphore(a->device, &sci, NULL, &a->acquired[i]));
-		CHECK_VK(vkCreateSemaphore(a->device, &sci, NULL, &a->rendered[i]));
-		CHECK_VK(vkCreateFence(a->device, &fci, NULL, &a->done[i]));
-	}
+	struct swapchain_params sp = {.mode = VK_PRESENT_MODE_FIFO_KHR,
+	                              .next = a->anti_lag ? NULL : &latency,
+	                              .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	                              .min_images = 3};
+	CHECK_VK(headless_swapchain_create(&a->h, &sp));
 	VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
 	                                  .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
 	VkSemaphoreCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
-	CHECK_VK(vkCreateSemaphore(a->device, &tci, NULL, &a->latency));
+	CHECK_VK(vkCreateSemaphore(a->h.device, &tci, NULL, &a->latency));
 }
 
 /* A VK_NV_low_latency2 marker for frame id; none in the antilag modes. */
@@ -287,7 +187,7 @@ static void marker(struct app *a, uint64_t id, VkLatencyMarkerNV m)
 		return;
 	VkSetLatencyMarkerInfoNV info = {
 	        .sType = VK_STRUCTURE_TYPE_SET_LATENCY_MARKER_INFO_NV, .presentID = id, .marker = m};
-	a->SetLatencyMarkerNV(a->device, a->swapchain, &info);
+	a->SetLatencyMarkerNV(a->h.device, a->h.swapchain, &info);
 }
 
 /* vkAntiLagUpdateAMD for frame id at stage (mode ON, or OFF with off). */
@@ -299,7 +199,7 @@ static void anti_lag_update(struct app *a, uint64_t id, VkAntiLagStageAMD stage,
 	                      .mode = off ? VK_ANTI_LAG_MODE_OFF_AMD : VK_ANTI_LAG_MODE_ON_AMD,
 	                      .maxFPS = max_fps,
 	                      .pPresentationInfo = &p};
-	a->AntiLagUpdateAMD(a->device, &d);
+	a->AntiLagUpdateAMD(a->h.device, &d);
 }
 
 /* Frame `id` on the submit thread: acquire, submit, present. */
@@ -307,24 +207,24 @@ static void present_frame(struct app *a, uint64_t id)
 {
 	uint32_t slot = (uint32_t)(id % MAX_IMAGES), index;
 
-	CHECK_VK(vkWaitForFences(a->device, 1, &a->done[slot], VK_TRUE, UINT64_MAX));
-	CHECK_VK(vkResetFences(a->device, 1, &a->done[slot]));
-	CHECK_VK(vkAcquireNextImageKHR(a->device, a->swapchain, UINT64_MAX, a->acquired[slot], VK_NULL_HANDLE,
-	                               &index));
-	if (a->image_fence[index])
-		CHECK_VK(vkWaitForFences(a->device, 1, &a->image_fence[index], VK_TRUE, UINT64_MAX));
-	a->image_fence[index] = a->done[slot];
+	CHECK_VK(vkWaitForFences(a->h.device, 1, &a->h.f.done[slot], VK_TRUE, UINT64_MAX));
+	CHECK_VK(vkResetFences(a->h.device, 1, &a->h.f.done[slot]));
+	CHECK_VK(vkAcquireNextImageKHR(a->h.device, a->h.swapchain, UINT64_MAX, a->h.f.acquired[slot],
+	                               VK_NULL_HANDLE, &index));
+	if (a->h.f.image_fence[index])
+		CHECK_VK(vkWaitForFences(a->h.device, 1, &a->h.f.image_fence[index], VK_TRUE, UINT64_MAX));
+	a->h.f.image_fence[index] = a->h.f.done[slot];
 	marker(a, id, VK_LATENCY_MARKER_RENDERSUBMIT_START_NV);
 	VkLatencySubmissionPresentIdNV latency = {.sType = VK_STRUCTURE_TYPE_LATENCY_SUBMISSION_PRESENT_ID_NV,
 	                                          .presentID = id};
 	VkSemaphoreSubmitInfo wait = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
-	                              .semaphore = a->acquired[slot],
+	                              .semaphore = a->h.f.acquired[slot],
 	                              .stageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT};
 	VkSemaphoreSubmitInfo signal = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
-	                                .semaphore = a->rendered[slot],
+	                                .semaphore = a->h.f.rendered[slot],
 	                                .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
 	VkCommandBufferSubmitInfo cmd = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
-	                                 .commandBuffer = a->cmds[index]};
+	                                 .commandBuffer = a->h.f.cmds[index]};
 	VkSubmitInfo2 submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
 	                        .pNext = a->anti_lag ? NULL : &latency,
 	                        .waitSemaphoreInfoCount = 1,
@@ -333,20 +233,20 @@ static void present_frame(struct app *a, uint64_t id)
 	                        .pCommandBufferInfos = &cmd,
 	                        .signalSemaphoreInfoCount = 1,
 	                        .pSignalSemaphoreInfos = &signal};
-	CHECK_VK(vkQueueSubmit2(a->queue, 1, &submit, a->done[slot]));
+	CHECK_VK(vkQueueSubmit2(a->h.queue, 1, &submit, a->h.f.done[slot]));
 	marker(a, id, VK_LATENCY_MARKER_RENDERSUBMIT_END_NV);
 	VkPresentIdKHR pid = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .swapchainCount = 1, .pPresentIds = &id};
 	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
 	                       .pNext = &pid,
 	                       .waitSemaphoreCount = 1,
-	                       .pWaitSemaphores = &a->rendered[slot],
+	                       .pWaitSemaphores = &a->h.f.rendered[slot],
 	                       .swapchainCount = 1,
-	                       .pSwapchains = &a->swapchain,
+	                       .pSwapchains = &a->h.swapchain,
 	                       .pImageIndices = &index};
 	if (a->anti_lag)
 		anti_lag_update(a, id, VK_ANTI_LAG_STAGE_PRESENT_AMD, a->max_fps, a->off);
-	CHECK_VK(vkQueuePresentKHR(a->queue, &pi));
+	CHECK_VK(vkQueuePresentKHR(a->h.queue, &pi));
 }
 
 static void *submit_thread(void *arg)
@@ -376,19 +276,19 @@ static void sleep_for(struct app *a, uint64_t id, bool poll)
 {
 	VkLatencySleepInfoNV info = {
 	        .sType = VK_STRUCTURE_TYPE_LATENCY_SLEEP_INFO_NV, .signalSemaphore = a->latency, .value = id};
-	CHECK_VK(a->LatencySleepNV(a->device, a->swapchain, &info));
+	CHECK_VK(a->LatencySleepNV(a->h.device, a->h.swapchain, &info));
 	if (!poll) {
 		VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 		                          .semaphoreCount = 1,
 		                          .pSemaphores = &a->latency,
 		                          .pValues = &id};
-		CHECK_VK(vkWaitSemaphores(a->device, &wi, 2000000000ull /* 2 s: longer than any sleep */));
+		CHECK_VK(vkWaitSemaphores(a->h.device, &wi, 2000000000ull /* 2 s: longer than any sleep */));
 		return;
 	}
 	int64_t give_up = now_ns() + 2000000000ll;
 	uint64_t value = 0;
 	for (;;) {
-		CHECK_VK(vkGetSemaphoreCounterValue(a->device, a->latency, &value));
+		CHECK_VK(vkGetSemaphoreCounterValue(a->h.device, a->latency, &value));
 		if (value >= id)
 			return;
 		if (now_ns() > give_up)
@@ -401,7 +301,7 @@ static void sleep_for(struct app *a, uint64_t id, bool poll)
 static void check_timings(struct app *a, uint64_t frames)
 {
 	VkGetLatencyMarkerInfoNV mi = {.sType = VK_STRUCTURE_TYPE_GET_LATENCY_MARKER_INFO_NV};
-	a->GetLatencyTimingsNV(a->device, a->swapchain, &mi);
+	a->GetLatencyTimingsNV(a->h.device, a->h.swapchain, &mi);
 	VkLatencyTimingsFrameReportNV reports[64];
 	uint32_t n = mi.timingCount < 64 ? mi.timingCount : 64;
 	for (uint32_t i = 0; i < n; i++)
@@ -409,7 +309,7 @@ static void check_timings(struct app *a, uint64_t frames)
 		        .sType = VK_STRUCTURE_TYPE_LATENCY_TIMINGS_FRAME_REPORT_NV};
 	mi.timingCount = n;
 	mi.pTimings = reports;
-	a->GetLatencyTimingsNV(a->device, a->swapchain, &mi);
+	a->GetLatencyTimingsNV(a->h.device, a->h.swapchain, &mi);
 	if (!mi.timingCount || reports[mi.timingCount - 1].presentID != frames ||
 	    !reports[mi.timingCount - 1].simStartTimeUs ||
 	    !reports[mi.timingCount - 1].renderSubmitEndTimeUs ||
@@ -447,7 +347,7 @@ int main(int argc, char **argv)
 	if (a.anti_lag)
 		a.max_fps = interval;
 	else
-		CHECK_VK(a.SetLatencySleepModeNV(a.device, a.swapchain, &mode));
+		CHECK_VK(a.SetLatencySleepModeNV(a.h.device, a.h.swapchain, &mode));
 	if (pthread_create(&thread, NULL, submit_thread, &a))
 		fail("cannot start the submit thread");
 
@@ -493,17 +393,8 @@ int main(int argc, char **argv)
 	printf("latency_sleep: %" PRIu64 " frames in %.3f s, %.2f fps (%s)\n", frames, seconds,
 	       seconds > 0 ? (double)(frames - 1) / seconds : 0.0, argv[1]);
 
-	CHECK_VK(vkDeviceWaitIdle(a.device));
-	vkDestroySemaphore(a.device, a.latency, NULL);
-	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
-		vkDestroySemaphore(a.device, a.acquired[i], NULL);
-		vkDestroySemaphore(a.device, a.rendered[i], NULL);
-		vkDestroyFence(a.device, a.done[i], NULL);
-	}
-	vkDestroyCommandPool(a.device, a.pool, NULL);
-	vkDestroySwapchainKHR(a.device, a.swapchain, NULL);
-	vkDestroyDevice(a.device, NULL);
-	vkDestroySurfaceKHR(a.instance, a.surface, NULL);
-	vkDestroyInstance(a.instance, NULL);
+	CHECK_VK(vkDeviceWaitIdle(a.h.device));
+	vkDestroySemaphore(a.h.device, a.latency, NULL);
+	headless_close(&a.h);
 	return 0;
 }

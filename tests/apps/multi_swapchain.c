@@ -17,13 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vulkan/vulkan_core.h>
 
-/* xwindow.h declares the xcb types that vulkan_xcb.h names (no xcb headers in the test root). */
-#include "result_name.h"
-#include "xwindow.h"
-
-#include <vulkan/vulkan_xcb.h>
+#include "common.h"
 
 #define DEVICE_COUNT     2
 #define FRAMES_IN_FLIGHT 2
@@ -51,7 +46,6 @@ struct target {
 	VkCommandPool pool;
 	xcb_window_t window;
 	VkSurfaceKHR surface;
-	VkSurfaceFormatKHR format;
 
 	VkSwapchainKHR swapchain;
 	VkExtent2D extent;
@@ -90,118 +84,49 @@ static bool failed(const struct target *t, const char *what, VkResult r)
 			return failed(t, what, try_r_);                                                      \
 	} while (0)
 
-static bool instance_create(void)
+static bool target_surface_create(struct target *t, struct xdisplay *x)
 {
-	static const char *const extensions[] = {VK_KHR_SURFACE_EXTENSION_NAME,
-	                                         VK_KHR_XCB_SURFACE_EXTENSION_NAME};
-	const VkApplicationInfo app = {
-	        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	        .pApplicationName = "multi_swapchain",
-	        .apiVersion = VK_API_VERSION_1_1,
-	};
-	const VkInstanceCreateInfo info = {
-	        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	        .pApplicationInfo = &app,
-	        .enabledExtensionCount = sizeof(extensions) / sizeof(extensions[0]),
-	        .ppEnabledExtensionNames = extensions,
-	};
-
-	TRY(NULL, "vkCreateInstance", vkCreateInstance(&info, NULL, &instance));
-	return true;
-}
-
-static bool surface_create(struct target *t, struct xdisplay *x)
-{
-	VkXcbSurfaceCreateInfoKHR info = {
-	        .sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
-	        .connection = xdisplay_connection(x),
-	};
-
 	t->window = xdisplay_create_window(x, (uint16_t)window_size[t->index].width,
 	                                   (uint16_t)window_size[t->index].height);
 	if (!t->window)
 		return false;
-	info.window = t->window;
-	TRY(t, "vkCreateXcbSurfaceKHR", vkCreateXcbSurfaceKHR(instance, &info, NULL, &t->surface));
+	TRY(t, "vkCreateXcbSurfaceKHR", surface_create(instance, x, t->window, NULL, &t->surface));
 	return true;
 }
 
-/* The first physical device with a queue family that can clear images and present to every
- * target's surface. Both devices are created on it: that is the case under test. */
-static bool physical_device_pick(struct target *targets)
+/* The first physical device with a queue family that can clear images and present to the first
+ * target's surface, which must present to every other's too. Both devices are created on it: that
+ * is the case under test. */
+static bool targets_physical_device_pick(struct target *targets)
 {
-	VkPhysicalDevice physicals[16];
-	uint32_t count = sizeof(physicals) / sizeof(physicals[0]);
-	VkResult r = vkEnumeratePhysicalDevices(instance, &count, physicals);
+	VkPhysicalDevice physical;
+	uint32_t family;
+	VkResult r = physical_device_pick(instance, targets[0].surface, &physical, &family);
 
-	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-		return failed(NULL, "vkEnumeratePhysicalDevices", r);
-	for (uint32_t p = 0; p < count; p++) {
-		VkQueueFamilyProperties families[16];
-		uint32_t family_count = sizeof(families) / sizeof(families[0]);
+	if (r != VK_SUCCESS && r != VK_ERROR_INITIALIZATION_FAILED)
+		return failed(NULL, "physical_device_pick", r);
+	for (int i = 1; r == VK_SUCCESS && i < DEVICE_COUNT; i++) {
+		VkBool32 supported = VK_FALSE;
 
-		vkGetPhysicalDeviceQueueFamilyProperties(physicals[p], &family_count, families);
-		for (uint32_t f = 0; f < family_count; f++) {
-			bool usable = families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT;
-
-			for (int i = 0; usable && i < DEVICE_COUNT; i++) {
-				VkBool32 supported = VK_FALSE;
-
-				TRY(NULL, "vkGetPhysicalDeviceSurfaceSupportKHR",
-				    vkGetPhysicalDeviceSurfaceSupportKHR(physicals[p], f, targets[i].surface,
-				                                         &supported));
-				usable = supported;
-			}
-			if (!usable)
-				continue;
-			for (int i = 0; i < DEVICE_COUNT; i++) {
-				targets[i].physical = physicals[p];
-				targets[i].family = f;
-			}
-			return true;
-		}
+		TRY(NULL, "vkGetPhysicalDeviceSurfaceSupportKHR",
+		    vkGetPhysicalDeviceSurfaceSupportKHR(physical, family, targets[i].surface, &supported));
+		if (!supported)
+			r = VK_ERROR_INITIALIZATION_FAILED;
 	}
-	fprintf(stderr, "multi_swapchain: no physical device can clear images and present to both windows\n");
-	return false;
-}
-
-static bool surface_format_pick(struct target *t)
-{
-	VkSurfaceFormatKHR formats[64];
-	uint32_t count = sizeof(formats) / sizeof(formats[0]);
-	VkResult r = vkGetPhysicalDeviceSurfaceFormatsKHR(t->physical, t->surface, &count, formats);
-
-	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-		return failed(t, "vkGetPhysicalDeviceSurfaceFormatsKHR", r);
-	if (!count) {
-		fprintf(stderr, "multi_swapchain: device%d: the surface offers no format\n", t->index);
+	if (r != VK_SUCCESS) {
+		fprintf(stderr, "multi_swapchain: no physical device can clear images and present to both "
+		                "windows\n");
 		return false;
 	}
-	/* Any format will do for a clear; UNORM keeps the colours what the code says they are. */
-	t->format = formats[0];
-	for (uint32_t i = 0; i < count; i++)
-		if (formats[i].format == VK_FORMAT_B8G8R8A8_UNORM)
-			t->format = formats[i];
+	for (int i = 0; i < DEVICE_COUNT; i++) {
+		targets[i].physical = physical;
+		targets[i].family = family;
+	}
 	return true;
 }
 
-static bool device_create(struct target *t)
+static bool target_device_create(struct target *t)
 {
-	static const char *const extensions[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
-	const float priority = 1.0f;
-	const VkDeviceQueueCreateInfo queue = {
-	        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	        .queueFamilyIndex = t->family,
-	        .queueCount = 1,
-	        .pQueuePriorities = &priority,
-	};
-	const VkDeviceCreateInfo info = {
-	        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	        .queueCreateInfoCount = 1,
-	        .pQueueCreateInfos = &queue,
-	        .enabledExtensionCount = sizeof(extensions) / sizeof(extensions[0]),
-	        .ppEnabledExtensionNames = extensions,
-	};
 	const VkCommandPoolCreateInfo pool = {
 	        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 	        /* Each frame slot re-records its own command buffer. */
@@ -215,7 +140,7 @@ static bool device_create(struct target *t)
 	        .flags = VK_FENCE_CREATE_SIGNALED_BIT,
 	};
 
-	TRY(t, "vkCreateDevice", vkCreateDevice(t->physical, &info, NULL, &t->device));
+	TRY(t, "vkCreateDevice", device_create(t->physical, t->family, NULL, &t->device));
 	vkGetDeviceQueue(t->device, t->family, 0, &t->queue);
 	TRY(t, "vkCreateCommandPool", vkCreateCommandPool(t->device, &pool, NULL, &t->pool));
 	for (int i = 0; i < FRAMES_IN_FLIGHT; i++) {
@@ -245,51 +170,22 @@ static void images_destroy(struct target *t)
 
 /* Creates the target's swapchain, or replaces it: the new one is created with oldSwapchain set, and
  * the old one destroyed only afterwards, as a resizing game does. */
-static bool swapchain_create(struct target *t)
+static bool target_swapchain_create(struct target *t)
 {
 	const VkSemaphoreCreateInfo semaphore = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
 	VkSwapchainKHR old = t->swapchain;
-	VkSurfaceCapabilitiesKHR caps;
-	VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+	/* FIFO: the one mode every implementation has. */
+	const struct swapchain_params params = {
+	        .physical = t->physical,
+	        .surface = t->surface,
+	        .window_size = window_size[t->index],
+	        .mode = VK_PRESENT_MODE_FIFO_KHR,
+	        .old = old,
+	};
 	uint32_t image_count;
 	VkResult r;
 
-	TRY(t, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
-	    vkGetPhysicalDeviceSurfaceCapabilitiesKHR(t->physical, t->surface, &caps));
-	if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT)) {
-		fprintf(stderr,
-		        "multi_swapchain: device%d: swapchain images cannot be cleared (no TRANSFER_DST)\n",
-		        t->index);
-		return false;
-	}
-	/* 0xFFFFFFFF: the surface takes its size from the swapchain. */
-	t->extent = caps.currentExtent.width == UINT32_MAX ? window_size[t->index] : caps.currentExtent;
-	/* One more than the minimum, so acquiring never waits for the presentation engine to let go. */
-	image_count = caps.minImageCount + 1;
-	if (caps.maxImageCount && image_count > caps.maxImageCount)
-		image_count = caps.maxImageCount;
-	/* The lowest supported mode; the spec guarantees at least one bit is set. */
-	while (!(caps.supportedCompositeAlpha & alpha))
-		alpha <<= 1;
-
-	const VkSwapchainCreateInfoKHR info = {
-	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-	        .surface = t->surface,
-	        .minImageCount = image_count,
-	        .imageFormat = t->format.format,
-	        .imageColorSpace = t->format.colorSpace,
-	        .imageExtent = t->extent,
-	        .imageArrayLayers = 1,
-	        .imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	        .preTransform = caps.currentTransform,
-	        .compositeAlpha = alpha,
-	        /* The one mode every implementation has. */
-	        .presentMode = VK_PRESENT_MODE_FIFO_KHR,
-	        .clipped = VK_TRUE,
-	        .oldSwapchain = old,
-	};
-	r = vkCreateSwapchainKHR(t->device, &info, NULL, &t->swapchain);
+	r = swapchain_create(t->device, &params, NULL, &t->swapchain, &t->extent);
 	if (old) {
 		/* Without VK_KHR_swapchain_maintenance1 nothing says when the presentation engine is done
 		 * with the old images and with the semaphores their presents waited on; an idle device is
@@ -321,43 +217,6 @@ static bool swapchain_create(struct target *t)
 	return true;
 }
 
-static void record_clear(const struct target *t, VkCommandBuffer cmd, VkImage image, unsigned frame)
-{
-	const VkImageSubresourceRange range = {
-	        .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
-	        .levelCount = 1,
-	        .layerCount = 1,
-	};
-	/* The previous contents are discarded (UNDEFINED); the barrier waits for the acquire semaphore's
-	 * wait, which the submit places at the transfer stage. */
-	VkImageMemoryBarrier barrier = {
-	        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-	        .srcAccessMask = 0,
-	        .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-	        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-	        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-	        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-	        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-	        .image = image,
-	        .subresourceRange = range,
-	};
-	/* A ramp per channel with different periods (in frames), so every frame differs. */
-	const float red = (float)(frame % 61) / 60.0f, green = (float)(frame % 97) / 96.0f;
-	const VkClearColorValue colour = {.float32 = {red, green, t->index ? 1.0f : 0.25f, 1.0f}};
-
-	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
-	                     0, NULL, 1, &barrier);
-	vkCmdClearColorImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &colour, 1, &range);
-	/* The present waits on the render-finished semaphore, which makes the write visible to it; the
-	 * barrier only has to make the layout transition happen before that semaphore is signalled. */
-	barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	barrier.dstAccessMask = 0;
-	barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-	barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0,
-	                     NULL, 0, NULL, 1, &barrier);
-}
-
 /* One acquire-clear-present round. A round whose acquire finds the swapchain out of date presents
  * nothing; it recreates the swapchain and the caller comes round again. */
 static bool frame_run(struct target *t)
@@ -376,7 +235,7 @@ static bool frame_run(struct target *t)
 	r = vkAcquireNextImageKHR(t->device, t->swapchain, WAIT_TIMEOUT_NS, f->acquired, VK_NULL_HANDLE,
 	                          &image);
 	if (r == VK_ERROR_OUT_OF_DATE_KHR)
-		return swapchain_create(t);
+		return target_swapchain_create(t);
 	if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR)
 		return failed(t, "vkAcquireNextImageKHR", r);
 	/* A suboptimal image was still acquired (and its semaphore will signal): present it first. */
@@ -386,7 +245,7 @@ static bool frame_run(struct target *t)
 	TRY(t, "vkResetFences", vkResetFences(t->device, 1, &f->done));
 	TRY(t, "vkResetCommandBuffer", vkResetCommandBuffer(f->cmd, 0));
 	TRY(t, "vkBeginCommandBuffer", vkBeginCommandBuffer(f->cmd, &begin));
-	record_clear(t, f->cmd, t->images[image], t->frames_done);
+	record_clear(f->cmd, t->images[image], t->frames_done, t->index ? 1.0f : 0.25f);
 	TRY(t, "vkEndCommandBuffer", vkEndCommandBuffer(f->cmd));
 
 	const VkSubmitInfo submit = {
@@ -419,7 +278,7 @@ static bool frame_run(struct target *t)
 	if (planned)
 		t->recreate_at = 0;
 	if (stale || r != VK_SUCCESS || planned)
-		return swapchain_create(t);
+		return target_swapchain_create(t);
 	return true;
 }
 
@@ -495,6 +354,7 @@ int main(int argc, char **argv)
 	struct xdisplay *x = NULL;
 	unsigned frames;
 	bool ok = false;
+	VkResult r;
 
 	if (!parse_frames(argc, argv, &frames))
 		return 2;
@@ -507,16 +367,20 @@ int main(int argc, char **argv)
 
 	/* Everything is created here, on the main thread; the frame loops run elsewhere. */
 	x = xdisplay_open();
-	if (!x || !instance_create())
+	if (!x)
 		goto out;
+	r = instance_create("multi_swapchain", NULL, &instance);
+	if (r != VK_SUCCESS) {
+		failed(NULL, "vkCreateInstance", r);
+		goto out;
+	}
 	for (int i = 0; i < DEVICE_COUNT; i++)
-		if (!surface_create(&targets[i], x))
+		if (!target_surface_create(&targets[i], x))
 			goto out;
-	if (!physical_device_pick(targets))
+	if (!targets_physical_device_pick(targets))
 		goto out;
 	for (int i = 0; i < DEVICE_COUNT; i++)
-		if (!surface_format_pick(&targets[i]) || !device_create(&targets[i]) ||
-		    !swapchain_create(&targets[i]))
+		if (!target_device_create(&targets[i]) || !target_swapchain_create(&targets[i]))
 			goto out;
 
 	for (; started < DEVICE_COUNT; started++) {

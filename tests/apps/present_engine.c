@@ -33,13 +33,6 @@
 /* The size change forced mid-run: different in both dimensions, as a window resize is. */
 static const VkExtent2D first_extent = {96, 64}, resized_extent = {128, 80};
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct frame_record {
 	uint64_t present_id;
 	unsigned swapchain; /* generation: 0 for the first swapchain, +1 per recreate */
@@ -80,8 +73,6 @@ struct engine {
 	VkSwapchainKHR swapchain;
 	unsigned generation;
 	VkExtent2D extent;
-	VkFormat format;
-	VkColorSpaceKHR color_space;
 	uint32_t image_count;
 	VkImage images[MAX_IMAGES];
 	VkSemaphore rendered[MAX_IMAGES]; /* per image: free again once the image is re-acquired */
@@ -146,14 +137,12 @@ static VkResult create_instance(struct engine *e)
 {
 	VkExtensionProperties available[64];
 	uint32_t count = 64;
-	const char *names[4];
+	const char *names[2];
 	uint32_t n = 0;
 	VkResult r = vkEnumerateInstanceExtensionProperties(NULL, &count, available);
 
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 		return r;
-	names[n++] = VK_KHR_SURFACE_EXTENSION_NAME;
-	names[n++] = VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME;
 	if (has_extension(available, count, VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME))
 		names[n++] = VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME;
 	if (has_extension(available, count, VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME))
@@ -161,27 +150,13 @@ static VkResult create_instance(struct engine *e)
 	else if (has_extension(available, count, VK_EXT_SURFACE_MAINTENANCE_1_EXTENSION_NAME))
 		names[n++] = VK_EXT_SURFACE_MAINTENANCE_1_EXTENSION_NAME;
 
-	const VkApplicationInfo app = {
-	        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	        .pApplicationName = e->o->name,
-	        .pEngineName = e->o->engine_name,
-	        .apiVersion = VK_API_VERSION_1_3,
-	};
-	const VkInstanceCreateInfo info = {
-	        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	        .pApplicationInfo = &app,
-	        .enabledExtensionCount = n,
-	        .ppEnabledExtensionNames = names,
-	};
-	r = vkCreateInstance(&info, NULL, &e->instance);
-	if (r != VK_SUCCESS)
-		return r;
-	const VkHeadlessSurfaceCreateInfoEXT hs = {
-	        .sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
-	r = vkCreateHeadlessSurfaceEXT(e->instance, &hs, NULL, &e->surface);
-	if (r != VK_SUCCESS)
-		return r;
-	return physical_device_pick(e->instance, e->surface, &e->physical, &e->family);
+	const struct instance_params params = {.app_name = e->o->name,
+	                                       .engine_name = e->o->engine_name,
+	                                       .api_version = VK_API_VERSION_1_3,
+	                                       .headless = true,
+	                                       .extra = names,
+	                                       .extra_count = n};
+	return headless_setup(&params, &e->instance, &e->surface, &e->physical, &e->family);
 }
 
 /* The device with what the options ask for, where offered. Returns ENGINE_EXIT_SKIP through *skip
@@ -303,22 +278,7 @@ static VkResult create_device(struct engine *e, bool *skip)
 	LINK(id2, e->has_timing);
 	LINK(timing, e->has_timing);
 #undef LINK
-	const float priority = 1.0f;
-	const VkDeviceQueueCreateInfo queue = {
-	        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	        .queueFamilyIndex = e->family,
-	        .queueCount = 1,
-	        .pQueuePriorities = &priority,
-	};
-	const VkDeviceCreateInfo info = {
-	        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	        .pNext = chain,
-	        .queueCreateInfoCount = 1,
-	        .pQueueCreateInfos = &queue,
-	        .enabledExtensionCount = n,
-	        .ppEnabledExtensionNames = names,
-	};
-	r = vkCreateDevice(e->physical, &info, NULL, &e->device);
+	r = device_create_with(e->physical, e->family, names, n, chain, NULL, &e->device);
 	if (r != VK_SUCCESS)
 		return r;
 	vkGetDeviceQueue(e->device, e->family, 0, &e->queue);
@@ -431,28 +391,7 @@ static bool calibrate_targets(struct engine *e)
 
 static VkResult chain_create(struct engine *e, VkExtent2D extent)
 {
-	VkSurfaceCapabilitiesKHR caps;
-	VkSurfaceFormatKHR formats[32];
-	uint32_t format_count = 32;
-	VkResult r = vkGetPhysicalDeviceSurfaceCapabilitiesKHR(e->physical, e->surface, &caps);
-
-	if (r != VK_SUCCESS)
-		return r;
-	r = vkGetPhysicalDeviceSurfaceFormatsKHR(e->physical, e->surface, &format_count, formats);
-	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-		return r;
-	if (!format_count || !(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
-		return VK_ERROR_INITIALIZATION_FAILED;
-	e->format = formats[0].format;
-	e->color_space = formats[0].colorSpace;
-	for (uint32_t i = 0; i < format_count; i++)
-		if (formats[i].format == VK_FORMAT_B8G8R8A8_UNORM)
-			e->format = formats[i].format, e->color_space = formats[i].colorSpace;
-	/* 0xFFFFFFFF: the surface (headless) takes its size from the swapchain. */
-	e->extent = caps.currentExtent.width == UINT32_MAX ? extent : caps.currentExtent;
-	uint32_t images = caps.minImageCount + 1;
-	if (caps.maxImageCount && images > caps.maxImageCount)
-		images = caps.maxImageCount;
+	VkResult r;
 
 	const void *chain = NULL;
 	VkSwapchainPresentModesCreateInfoKHR modes = {
@@ -466,27 +405,16 @@ static VkResult chain_create(struct engine *e, VkExtent2D extent)
 	                                          .latencyModeEnable = VK_TRUE};
 	if (e->has_ll2)
 		chain = &latency;
-	VkSwapchainCreateInfoKHR info = {
-	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-	        .pNext = chain,
+	/* Never with oldSwapchain: DXVK and vkd3d-proton destroy the old one first. */
+	const struct swapchain_params params = {
+	        .physical = e->physical,
 	        .surface = e->surface,
-	        .minImageCount = images,
-	        .imageFormat = e->format,
-	        .imageColorSpace = e->color_space,
-	        .imageExtent = e->extent,
-	        .imageArrayLayers = 1,
-	        .imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	        .preTransform = caps.currentTransform,
-	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
-	        .presentMode = e->modes[0],
-	        .clipped = VK_TRUE,
+	        .window_size = extent,
+	        .mode = e->modes[0],
+	        .next = chain,
+	        .flags = e->has_timing ? VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT : 0,
 	};
-	while (!(caps.supportedCompositeAlpha & info.compositeAlpha))
-		info.compositeAlpha <<= 1;
-	if (e->has_timing)
-		info.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
-	r = vkCreateSwapchainKHR(e->device, &info, NULL, &e->swapchain);
+	r = swapchain_create(e->device, &params, NULL, &e->swapchain, &e->extent);
 	if (r != VK_SUCCESS)
 		return r;
 	e->image_count = MAX_IMAGES;
@@ -1105,4 +1033,31 @@ out_instance:
 	free(e->reported);
 	free(e);
 	return status;
+}
+
+int engine_main(int argc, char **argv, struct engine_options *o,
+                int (*option)(struct engine_options *o, const char *a, const char *v),
+                bool (*consistent)(const struct engine_options *o), int (*usage)(void))
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int took;
+		if (!strcmp(a, "--frames") && v)
+			o->frames = atoi(v), i++;
+		else if (!strcmp(a, "--latency") && v)
+			o->latency = atoi(v), i++;
+		else if (!strcmp(a, "--relaxed"))
+			o->relaxed = true;
+		else if (!strcmp(a, "--csv") && v)
+			o->csv = v, i++;
+		else if ((took = option(o, a, v)) > 0)
+			i += took - 1;
+		else
+			return usage();
+	}
+	if (!o->csv || o->frames < 1 || o->frames > 100000 || o->latency < 1 || o->latency > 6 ||
+	    !consistent(o))
+		return usage();
+	return engine_run(o);
 }

@@ -56,4 +56,13 @@ struct engine_options {
  * requested extension is not offered, with one line saying which). */
 int engine_run(const struct engine_options *o);
 
+/* An app's main: parses the options every app takes (--frames N, --latency 1..6, --relaxed,
+ * --csv FILE) and the app's own through OPTION, which sets what argument A (with V the next
+ * argument, or NULL) asks for and returns how many arguments it took (0: not its option); then
+ * runs the engine when --csv was given, the numbers are in range and CONSISTENT (the app's own
+ * checks) holds, else returns USAGE(). */
+int engine_main(int argc, char **argv, struct engine_options *o,
+                int (*option)(struct engine_options *o, const char *a, const char *v),
+                bool (*consistent)(const struct engine_options *o), int (*usage)(void));
+
 #endif

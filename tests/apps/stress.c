@@ -109,13 +109,6 @@ static bool failed(const struct device *d, const char *what, VkResult r)
 			return failed(d, what, try_r_);                                                      \
 	} while (0)
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void sleep_ns(int64_t ns)
 {
 	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};

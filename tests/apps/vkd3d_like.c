@@ -38,6 +38,23 @@ static int usage(void)
 	return 2;
 }
 
+/* vkd3d_like's own options. */
+static int option(struct engine_options *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--target-fps") && v)
+		return o->target_fps = atof(v), 2;
+	if (!strcmp(a, "--latest-ready"))
+		return o->latest_ready = true, 1;
+	if (!strcmp(a, "--timing-queries"))
+		return o->timing_queries = true, 1;
+	return 0;
+}
+
+static bool consistent(const struct engine_options *o)
+{
+	return o->target_fps >= 0 && !(o->relaxed && o->latest_ready);
+}
+
 int main(int argc, char **argv)
 {
 	struct engine_options o = {
@@ -49,28 +66,5 @@ int main(int argc, char **argv)
 	        .skip_ids = true,
 	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--frames") && v)
-			o.frames = atoi(v), i++;
-		else if (!strcmp(a, "--latency") && v)
-			o.latency = atoi(v), i++;
-		else if (!strcmp(a, "--target-fps") && v)
-			o.target_fps = atof(v), i++;
-		else if (!strcmp(a, "--latest-ready"))
-			o.latest_ready = true;
-		else if (!strcmp(a, "--relaxed"))
-			o.relaxed = true;
-		else if (!strcmp(a, "--timing-queries"))
-			o.timing_queries = true;
-		else if (!strcmp(a, "--csv") && v)
-			o.csv = v, i++;
-		else
-			return usage();
-	}
-	if (!o.csv || o.frames < 1 || o.frames > 100000 || o.latency < 1 || o.latency > 6 ||
-	    o.target_fps < 0 || (o.relaxed && o.latest_ready))
-		return usage();
-	return engine_run(&o);
+	return engine_main(argc, argv, &o, option, consistent, usage);
 }

@@ -14,24 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct xcb_connection_t xcb_connection_t;
-typedef struct xcb_setup_t xcb_setup_t;
-typedef uint32_t xcb_window_t;
+#include "xwindow.h"
+
 typedef uint32_t xcb_atom_t;
-
-typedef struct {
-	xcb_window_t root;
-} xcb_screen_t; /* the rest of the X protocol's screen is not read */
-
-typedef struct {
-	xcb_screen_t *data;
-	int rem;
-	int index;
-} xcb_screen_iterator_t;
-
-typedef struct {
-	unsigned int sequence;
-} xcb_cookie_t;
+typedef xcb_void_cookie_t xcb_cookie_t; /* every request's cookie is its sequence number */
 
 typedef struct {
 	uint8_t response_type, pad0;

@@ -6,38 +6,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* From xcb/xproto.h; these mirror the X11 connection setup reply, so their layout is fixed. */
-typedef struct {
-	xcb_window_t root;
-	uint32_t default_colormap;
-	uint32_t white_pixel;
-	uint32_t black_pixel;
-	uint32_t current_input_masks;
-	uint16_t width_in_pixels;
-	uint16_t height_in_pixels;
-	uint16_t width_in_millimeters;
-	uint16_t height_in_millimeters;
-	uint16_t min_installed_maps;
-	uint16_t max_installed_maps;
-	xcb_visualid_t root_visual;
-	uint8_t backing_stores;
-	uint8_t save_unders;
-	uint8_t root_depth;
-	uint8_t allowed_depths_len;
-} xcb_screen_t;
-
-typedef struct {
-	xcb_screen_t *data;
-	int rem;
-	int index;
-} xcb_screen_iterator_t;
-
-typedef struct {
-	unsigned int sequence;
-} xcb_void_cookie_t;
-
-typedef struct xcb_setup_t xcb_setup_t;
-
 #define CONNECT_TRIES    5
 #define CONNECT_RETRY_NS 200000000 /* 200 ms */
 

@@ -14,6 +14,39 @@ typedef struct xcb_connection_t xcb_connection_t;
 typedef uint32_t xcb_window_t;
 typedef uint32_t xcb_visualid_t;
 
+/* From xcb/xproto.h, for the apps that call libxcb themselves (xwindow.c, x_active.c); these
+ * mirror the X11 connection setup reply, so their layout is fixed. */
+typedef struct {
+	xcb_window_t root;
+	uint32_t default_colormap;
+	uint32_t white_pixel;
+	uint32_t black_pixel;
+	uint32_t current_input_masks;
+	uint16_t width_in_pixels;
+	uint16_t height_in_pixels;
+	uint16_t width_in_millimeters;
+	uint16_t height_in_millimeters;
+	uint16_t min_installed_maps;
+	uint16_t max_installed_maps;
+	xcb_visualid_t root_visual;
+	uint8_t backing_stores;
+	uint8_t save_unders;
+	uint8_t root_depth;
+	uint8_t allowed_depths_len;
+} xcb_screen_t;
+
+typedef struct {
+	xcb_screen_t *data;
+	int rem;
+	int index;
+} xcb_screen_iterator_t;
+
+typedef struct {
+	unsigned int sequence;
+} xcb_void_cookie_t;
+
+typedef struct xcb_setup_t xcb_setup_t;
+
 struct xdisplay;
 
 /* Opens the display named by $DISPLAY; NULL (with a message on stderr) when there is none. */

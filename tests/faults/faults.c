@@ -33,6 +33,9 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "../test_layer.h"
+#include "plumbing.h"
+
 #define FAULTS_PREFIX "faults: "
 
 /* Functions whose calls can be made to fail; the enum indexes the call counters. */
@@ -239,11 +242,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL faults_CreateInstance(const VkInstanceCrea
 	struct object *o;
 	VkResult result;
 
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-		    ((const VkLayerInstanceCreateInfo *)s)->function == VK_LAYER_LINK_INFO)
-			link = (VkLayerInstanceCreateInfo *)s;
-	}
+	link = lowlat_find_instance_link(info);
 	if (!link)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	if ((result = fault_for(FN_CreateInstance)) != VK_SUCCESS) {
@@ -292,11 +291,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL faults_CreateDevice(VkPhysicalDevice physi
 	VkLayerDeviceCreateInfo *link = NULL;
 	VkResult result;
 
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext) {
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-		    ((const VkLayerDeviceCreateInfo *)s)->function == VK_LAYER_LINK_INFO)
-			link = (VkLayerDeviceCreateInfo *)s;
-	}
+	link = lowlat_find_device_link(info);
 	if (!inst || !link)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	if ((result = fault_for(FN_CreateDevice)) != VK_SUCCESS) {
@@ -396,11 +391,6 @@ static VKAPI_ATTR VkResult VKAPI_CALL faults_QueuePresentKHR(VkQueue queue, cons
 	return fault;
 }
 
-struct hook {
-	const char *name;
-	PFN_vkVoidFunction function;
-};
-
 /* Device hooks are also handed out through vkGetInstanceProcAddr, where lowlat fetches them. */
 #define HOOK(name) {"vk" #name, (PFN_vkVoidFunction)faults_##name},
 static const struct hook instance_hooks[] = {HOOK(GetInstanceProcAddr) HOOK(CreateInstance)
@@ -408,14 +398,6 @@ static const struct hook instance_hooks[] = {HOOK(GetInstanceProcAddr) HOOK(Crea
 static const struct hook device_hooks[] = {HOOK(GetDeviceProcAddr) HOOK(DestroyDevice) HOOK(
         CreateSwapchainKHR) HOOK(AcquireNextImageKHR) HOOK(AcquireNextImage2KHR) HOOK(QueuePresentKHR)};
 #undef HOOK
-
-static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, const char *name)
-{
-	for (size_t i = 0; i < count; i++)
-		if (!strcmp(table[i].name, name))
-			return table[i].function;
-	return NULL;
-}
 
 #define FIND(table, name) find_hook(table, sizeof(table) / sizeof(table[0]), name)
 
@@ -450,12 +432,5 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL faults_GetInstanceProcAddr(VkIns
 __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
 vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *negotiate)
 {
-	if (!negotiate || negotiate->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT ||
-	    negotiate->loaderLayerInterfaceVersion < 2)
-		return VK_ERROR_INITIALIZATION_FAILED;
-	negotiate->loaderLayerInterfaceVersion = 2;
-	negotiate->pfnGetInstanceProcAddr = faults_GetInstanceProcAddr;
-	negotiate->pfnGetDeviceProcAddr = faults_GetDeviceProcAddr;
-	negotiate->pfnGetPhysicalDeviceProcAddr = NULL;
-	return VK_SUCCESS;
+	return negotiate_version_2(negotiate, faults_GetInstanceProcAddr, faults_GetDeviceProcAddr);
 }

@@ -125,46 +125,6 @@ static void instance_names_are_null(VkDevice device)
 			     names[i]);
 }
 
-static VkResult make_swapchain(VkPhysicalDevice physical, VkDevice device, VkSurfaceKHR surface,
-                               VkSwapchainKHR *out)
-{
-	VkSurfaceCapabilitiesKHR caps;
-	VkSurfaceFormatKHR formats[32];
-	uint32_t format_count = sizeof(formats) / sizeof(formats[0]);
-	VkResult r;
-
-	if ((r = vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physical, surface, &caps)) != VK_SUCCESS)
-		return r;
-	r = vkGetPhysicalDeviceSurfaceFormatsKHR(physical, surface, &format_count, formats);
-	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || !format_count)
-		return r != VK_SUCCESS ? r : VK_ERROR_INITIALIZATION_FAILED;
-	VkExtent2D extent = caps.currentExtent;
-	if (extent.width == UINT32_MAX)
-		extent = (VkExtent2D){64, 64};
-	uint32_t images = caps.minImageCount + 1;
-	if (caps.maxImageCount && images > caps.maxImageCount)
-		images = caps.maxImageCount;
-	const VkSwapchainCreateInfoKHR info = {
-	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-	        .flags = VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT |
-	                 VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR |
-	                 VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR,
-	        .surface = surface,
-	        .minImageCount = images,
-	        .imageFormat = formats[0].format,
-	        .imageColorSpace = formats[0].colorSpace,
-	        .imageExtent = extent,
-	        .imageArrayLayers = 1,
-	        .imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	        .preTransform = caps.currentTransform,
-	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
-	        .presentMode = VK_PRESENT_MODE_FIFO_KHR,
-	        .clipped = VK_TRUE,
-	};
-	return vkCreateSwapchainKHR(device, &info, NULL, out);
-}
-
 /* Reads the timings that are complete; false (after saying why) when the call fails. */
 static bool read_past(VkDevice device, VkSwapchainKHR swapchain, const struct timing *t, unsigned *read_back)
 {
@@ -316,17 +276,13 @@ static void present_and_read(VkDevice device, uint32_t family, VkSwapchainKHR sw
 /* A device with nothing enabled, and what vkGetDeviceProcAddr answers for instance-level names. */
 static int names_only(void)
 {
-	const VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	                               .pApplicationName = "timing_procs",
-	                               .apiVersion = VK_API_VERSION_1_1};
-	const VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	                                  .pApplicationInfo = &app};
+	const struct instance_params params = {.app_name = "timing_procs", .no_surface = true};
 	VkInstance instance;
 	VkPhysicalDevice physical;
 	uint32_t count = 1;
 	VkResult r;
 
-	if ((r = vkCreateInstance(&ici, NULL, &instance)) != VK_SUCCESS) {
+	if ((r = instance_create_with(&params, NULL, &instance)) != VK_SUCCESS) {
 		fprintf(stderr, "timing_procs: vkCreateInstance: %s\n", rname(r));
 		return 1;
 	}
@@ -335,15 +291,8 @@ static int names_only(void)
 		fprintf(stderr, "timing_procs: no physical device: %s\n", rname(r));
 		return 1;
 	}
-	const float priority = 1.0f;
-	const VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	                                       .queueCount = 1,
-	                                       .pQueuePriorities = &priority};
-	const VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	                                .queueCreateInfoCount = 1,
-	                                .pQueueCreateInfos = &queue};
 	VkDevice device;
-	if ((r = vkCreateDevice(physical, &dci, NULL, &device)) != VK_SUCCESS) {
+	if ((r = device_create_with(physical, 0, NULL, 0, NULL, NULL, &device)) != VK_SUCCESS) {
 		fprintf(stderr, "timing_procs: vkCreateDevice: %s\n", rname(r));
 		return 1;
 	}
@@ -377,13 +326,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((r = instance_create_headless("timing_procs", NULL, &instance)) != VK_SUCCESS) {
-		fprintf(stderr, "timing_procs: vkCreateInstance: %s\n", result_name(r));
-		return 1;
-	}
-	if ((r = surface_create_headless(instance, NULL, &surface)) != VK_SUCCESS ||
-	    (r = physical_device_pick(instance, surface, &physical, &family)) != VK_SUCCESS) {
-		fprintf(stderr, "timing_procs: no headless surface or device for it: %s\n", result_name(r));
+	if ((r = headless_setup(&(struct instance_params){.app_name = "timing_procs"}, &instance, &surface,
+	                        &physical, &family)) != VK_SUCCESS) {
+		fprintf(stderr, "timing_procs: no instance, headless surface or device for it: %s\n",
+		        result_name(r));
 		return 1;
 	}
 	VkExtensionProperties *props = device_extensions(physical, layer, &count);
@@ -419,19 +365,8 @@ int main(int argc, char **argv)
 	        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PRESENT_TIMING_FEATURES_EXT,
 	        .pNext = &id2,
 	        .presentTiming = VK_TRUE};
-	const float priority = 1.0f;
-	const VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	                                       .queueFamilyIndex = family,
-	                                       .queueCount = 1,
-	                                       .pQueuePriorities = &priority};
-	const VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	                                 .pNext = &timing,
-	                                 .queueCreateInfoCount = 1,
-	                                 .pQueueCreateInfos = &queue,
-	                                 .enabledExtensionCount = n,
-	                                 .ppEnabledExtensionNames = names};
 	VkDevice device;
-	if ((r = vkCreateDevice(physical, &info, NULL, &device)) != VK_SUCCESS) {
+	if ((r = device_create_with(physical, family, names, n, &timing, NULL, &device)) != VK_SUCCESS) {
 		fprintf(stderr, "timing_procs: vkCreateDevice with VK_EXT_present_timing: %s\n",
 		        result_name(r));
 		return 1;
@@ -440,8 +375,18 @@ int main(int argc, char **argv)
 	struct timing t;
 	instance_names_are_null(device);
 	if (load(device, &t)) {
+		const struct swapchain_params params = {
+		        .physical = physical,
+		        .surface = surface,
+		        .window_size = {64, 64},
+		        .mode = VK_PRESENT_MODE_FIFO_KHR,
+		        .flags = VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT |
+		                 VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR |
+		                 VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR,
+		};
 		VkSwapchainKHR swapchain;
-		if ((r = make_swapchain(physical, device, surface, &swapchain)) != VK_SUCCESS) {
+		VkExtent2D extent;
+		if ((r = swapchain_create(device, &params, NULL, &swapchain, &extent)) != VK_SUCCESS) {
 			fail("vkCreateSwapchainKHR with VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT",
 			     rname(r));
 		} else {

@@ -6,8 +6,11 @@
 #define LOWLAT_CHECK_H
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int check_failures, check_count;
 
@@ -48,6 +51,31 @@ static int check_failures, check_count;
 		test();                                                                                      \
 		printf("%s %s\n", check_failures == before_ ? "ok  " : "FAIL", #test);                       \
 	} while (0)
+
+/* Writes TEXT to PATH, for the tests of the config files; a failed open is a failed check. */
+static inline void check_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* A config home for the tests of the config files: DIR (a mkdtemp template) made, with
+ * lowlat/default.json holding JSON; PATH (SIZE bytes) gets that file's path. False when DIR cannot be
+ * made. */
+static inline bool check_config_home(char *dir, char *path, size_t size, const char *json)
+{
+	if (!mkdtemp(dir))
+		return false;
+	snprintf(path, size, "%s/lowlat", dir);
+	mkdir(path, 0700);
+	snprintf(path, size, "%s/lowlat/default.json", dir);
+	check_write_file(path, json);
+	return true;
+}
 
 /* The exit status: 0 when every check held. */
 static inline int check_result(void)

@@ -24,6 +24,20 @@ static const char *parse_default(const char *json, struct lowlat_config *cfg)
 	return parse(json, cfg);
 }
 
+/* A JSON text and the messages parsing it must give. */
+struct expectation {
+	const char *json, *want;
+};
+
+/* Parses each of COUNT EXPECTATIONS into C (reset to the defaults first with DEFAULTS). */
+static void check_each(const struct expectation *expectations, size_t count, bool defaults,
+                       struct lowlat_config *c)
+{
+	for (size_t i = 0; i < count; i++)
+		CHECK_STR(defaults ? parse_default(expectations[i].json, c) : parse(expectations[i].json, c),
+		          expectations[i].want);
+}
+
 static void test_defaults(void)
 {
 	struct lowlat_config c;
@@ -89,48 +103,42 @@ static void test_invalid_values(void)
 	          "using 0 (off)");
 	lowlat_config_defaults(&c);
 	c.fps = 60;
-	CHECK_STR(parse("{\"fps\": -1}", &c),
-	          "f.json: \"fps\": -1 is out of range (0 = off, or 1 to 10000); using 60");
-	CHECK_STR(parse("{\"fps\": 0.5}", &c),
-	          "f.json: \"fps\": 0.5 is out of range (0 = off, or 1 to 10000); using 60");
-	CHECK_STR(parse("{\"fps\": 10000.5}", &c),
-	          "f.json: \"fps\": 10000.5 is out of range (0 = off, or 1 to 10000); using 60");
-	CHECK_STR(parse("{\"fps\": null}", &c),
-	          "f.json: \"fps\": null is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
-	          "using 60");
-	CHECK_STR(parse("{\"fps\": [60]}", &c),
-	          "f.json: \"fps\": [60] is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
-	          "using 60");
-	CHECK_STR(parse("{\"fps\": true}", &c),
-	          "f.json: \"fps\": true is not a number, \"refresh\", \"refresh/N\" or \"refresh-N\"; "
-	          "using 60");
+	static const struct expectation kept[] = {
+	        {"{\"fps\": -1}", "f.json: \"fps\": -1 is out of range (0 = off, or 1 to 10000); using 60"},
+	        {"{\"fps\": 0.5}", "f.json: \"fps\": 0.5 is out of range (0 = off, or 1 to 10000); using 60"},
+	        {"{\"fps\": 10000.5}",
+	         "f.json: \"fps\": 10000.5 is out of range (0 = off, or 1 to 10000); using 60"},
+	        {"{\"fps\": null}", "f.json: \"fps\": null is not a number, \"refresh\", \"refresh/N\" or "
+	                            "\"refresh-N\"; using 60"},
+	        {"{\"fps\": [60]}", "f.json: \"fps\": [60] is not a number, \"refresh\", \"refresh/N\" or "
+	                            "\"refresh-N\"; using 60"},
+	        {"{\"fps\": true}", "f.json: \"fps\": true is not a number, \"refresh\", \"refresh/N\" or "
+	                            "\"refresh-N\"; using 60"},
+	};
+	check_each(kept, sizeof(kept) / sizeof(kept[0]), false, &c);
 	CHECK(c.fps == 60);
 
-	CHECK_STR(parse_default("{\"method\": \"Late\"}", &c),
-	          "f.json: \"method\": \"Late\" is not \"late\" or \"early\"; using late");
-	CHECK_STR(parse_default("{\"method\": 1}", &c),
-	          "f.json: \"method\": 1 is not \"late\" or \"early\"; using late");
-	CHECK_STR(parse_default("{\"present_mode\": \"vsync\"}", &c),
-	          "f.json: \"present_mode\": \"vsync\" is not \"auto\", \"fifo\", \"fifo_latest_ready\", "
-	          "\"mailbox\" or \"immediate\"; using auto");
-
-	CHECK_STR(parse_default("{\"max_latency_frames\": 2.5}", &c),
-	          "f.json: \"max_latency_frames\": 2.5 is not a whole number; using 1");
-	CHECK_STR(parse_default("{\"max_latency_frames\": 17}", &c),
-	          "f.json: \"max_latency_frames\": 17 is out of range (0 = the app's own, or 1 to 16); using "
-	          "1");
-	CHECK_STR(parse_default("{\"max_latency_frames\": -1}", &c),
-	          "f.json: \"max_latency_frames\": -1 is out of range (0 = the app's own, or 1 to 16); using "
-	          "1");
-	CHECK_STR(parse_default("{\"max_latency_frames\": \"2\"}", &c),
-	          "f.json: \"max_latency_frames\": \"2\" is not a number; using 1");
-
-	CHECK_STR(parse_default("{\"log\": 1}", &c), "f.json: \"log\": 1 is not true or false; using false");
-	CHECK_STR(parse_default("{\"enabled\": \"no\"}", &c),
-	          "f.json: \"enabled\": \"no\" is not true or false; using true");
-
-	CHECK_STR(parse_default("{\"log_dir\": \"logs\"}", &c),
-	          "f.json: \"log_dir\": \"logs\" is not an absolute path; using the default");
+	static const struct expectation refused[] = {
+	        {"{\"method\": \"Late\"}",
+	         "f.json: \"method\": \"Late\" is not \"late\" or \"early\"; using late"},
+	        {"{\"method\": 1}", "f.json: \"method\": 1 is not \"late\" or \"early\"; using late"},
+	        {"{\"present_mode\": \"vsync\"}",
+	         "f.json: \"present_mode\": \"vsync\" is not \"auto\", \"fifo\", \"fifo_latest_ready\", "
+	         "\"mailbox\" or \"immediate\"; using auto"},
+	        {"{\"max_latency_frames\": 2.5}",
+	         "f.json: \"max_latency_frames\": 2.5 is not a whole number; using 1"},
+	        {"{\"max_latency_frames\": 17}", "f.json: \"max_latency_frames\": 17 is out of range (0 = "
+	                                         "the app's own, or 1 to 16); using 1"},
+	        {"{\"max_latency_frames\": -1}", "f.json: \"max_latency_frames\": -1 is out of range (0 = "
+	                                         "the app's own, or 1 to 16); using 1"},
+	        {"{\"max_latency_frames\": \"2\"}",
+	         "f.json: \"max_latency_frames\": \"2\" is not a number; using 1"},
+	        {"{\"log\": 1}", "f.json: \"log\": 1 is not true or false; using false"},
+	        {"{\"enabled\": \"no\"}", "f.json: \"enabled\": \"no\" is not true or false; using true"},
+	        {"{\"log_dir\": \"logs\"}",
+	         "f.json: \"log_dir\": \"logs\" is not an absolute path; using the default"},
+	};
+	check_each(refused, sizeof(refused) / sizeof(refused[0]), true, &c);
 	CHECK_STR(parse_default("{\"log_dir\": \"/a\"}", &c), "");
 	CHECK_STR(parse("{\"log_dir\": false}", &c),
 	          "f.json: \"log_dir\": false is not a string; using \"/a\"");
@@ -301,33 +309,25 @@ static void test_refresh_values(void)
 	/* Bad forms keep what was there, said as the config would say it. */
 	lowlat_config_defaults(&c);
 	CHECK_STR(parse("{\"fps\": \"refresh/2\"}", &c), "");
-	CHECK_STR(parse("{\"fps\": \"refresh/0\"}", &c),
-	          "f.json: \"fps\": \"refresh/0\" is not \"refresh/N\" with N a whole number from 1 to 100; "
-	          "using refresh/2");
-	CHECK_STR(
-	        parse("{\"fps\": \"refresh/2.5\"}", &c),
-	        "f.json: \"fps\": \"refresh/2.5\" is not \"refresh/N\" with N a whole number from 1 to 100; "
-	        "using refresh/2");
-	CHECK_STR(
-	        parse("{\"fps\": \"refresh/101\"}", &c),
-	        "f.json: \"fps\": \"refresh/101\" is not \"refresh/N\" with N a whole number from 1 to 100; "
-	        "using refresh/2");
-	CHECK_STR(parse("{\"fps\": \"refresh-\"}", &c),
-	          "f.json: \"fps\": \"refresh-\" is not \"refresh-N\" with N a number from 0 to 10000; using "
-	          "refresh/2");
-	CHECK_STR(parse("{\"fps\": \"refresh--3\"}", &c),
-	          "f.json: \"fps\": \"refresh--3\" is not \"refresh-N\" with N a number from 0 to 10000; "
-	          "using refresh/2");
-	CHECK_STR(parse("{\"fps\": \"refresh-10001\"}", &c),
-	          "f.json: \"fps\": \"refresh-10001\" is not \"refresh-N\" with N a number from 0 to 10000; "
-	          "using refresh/2");
-	CHECK_STR(parse("{\"fps\": \"refresh*2\"}", &c),
-	          "f.json: \"fps\": \"refresh*2\" is not \"refresh\", \"refresh/N\" or \"refresh-N\"; using "
-	          "refresh/2");
-	CHECK_STR(
-	        parse("{\"fps\": \"refresh / 2\"}", &c),
-	        "f.json: \"fps\": \"refresh / 2\" is not \"refresh\", \"refresh/N\" or \"refresh-N\"; using "
-	        "refresh/2");
+	static const struct expectation refused[] = {
+	        {"{\"fps\": \"refresh/0\"}", "f.json: \"fps\": \"refresh/0\" is not \"refresh/N\" with N a "
+	                                     "whole number from 1 to 100; using refresh/2"},
+	        {"{\"fps\": \"refresh/2.5\"}", "f.json: \"fps\": \"refresh/2.5\" is not \"refresh/N\" with N "
+	                                       "a whole number from 1 to 100; using refresh/2"},
+	        {"{\"fps\": \"refresh/101\"}", "f.json: \"fps\": \"refresh/101\" is not \"refresh/N\" with N "
+	                                       "a whole number from 1 to 100; using refresh/2"},
+	        {"{\"fps\": \"refresh-\"}", "f.json: \"fps\": \"refresh-\" is not \"refresh-N\" with N a "
+	                                    "number from 0 to 10000; using refresh/2"},
+	        {"{\"fps\": \"refresh--3\"}", "f.json: \"fps\": \"refresh--3\" is not \"refresh-N\" with N a "
+	                                      "number from 0 to 10000; using refresh/2"},
+	        {"{\"fps\": \"refresh-10001\"}", "f.json: \"fps\": \"refresh-10001\" is not \"refresh-N\" "
+	                                         "with N a number from 0 to 10000; using refresh/2"},
+	        {"{\"fps\": \"refresh*2\"}", "f.json: \"fps\": \"refresh*2\" is not \"refresh\", "
+	                                     "\"refresh/N\" or \"refresh-N\"; using refresh/2"},
+	        {"{\"fps\": \"refresh / 2\"}", "f.json: \"fps\": \"refresh / 2\" is not \"refresh\", "
+	                                       "\"refresh/N\" or \"refresh-N\"; using refresh/2"},
+	};
+	check_each(refused, sizeof(refused) / sizeof(refused[0]), false, &c);
 	CHECK(c.fps_base == LOWLAT_FPS_REFRESH_DIV && c.fps_n == 2);
 
 	/* The environment takes the same text. */

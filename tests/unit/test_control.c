@@ -29,16 +29,6 @@ static const char *control(const char *line)
 	return reply;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void test_commands(void)
 {
 	CHECK_STR(control("status"),
@@ -157,7 +147,7 @@ static void test_survives_reload(void)
 
 	snprintf(path, sizeof(path), "%s/lowlat/default.json", dir);
 	CHECK_STR(control("fps 45"), "ok fps 45");
-	write_file(path, "{\"fps\": 90, \"method\": \"early\"}");
+	check_write_file(path, "{\"fps\": 90, \"method\": \"early\"}");
 	CHECK(lowlat_config_reload(&st, 100 * SECOND_NS, NULL));
 	/* The file's method applies, the override's fps stays. */
 	CHECK(st.config.fps == 45 && st.config.method == LOWLAT_METHOD_EARLY);
@@ -173,12 +163,8 @@ int main(void)
 	static const char cmdline[] = "Game.exe";
 	char path[256];
 
-	if (!mkdtemp(dir))
+	if (!check_config_home(dir, path, sizeof(path), "{\"fps\": 60}"))
 		return 1;
-	snprintf(path, sizeof(path), "%s/lowlat", dir);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/lowlat/default.json", dir);
-	write_file(path, "{\"fps\": 60}");
 
 	struct lowlat_process p = {
 	        .env = {fake_getenv, NULL}, .cmdline = cmdline, .cmdline_size = sizeof(cmdline)};

@@ -26,16 +26,6 @@ static const char *fake_getenv(void *user, const char *name)
 	return NULL;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Give a file an mtime of our choosing, so an edit is seen whatever the filesystem's timestamp
  * granularity, and a same-size rewrite can be made to look untouched. */
 static void set_mtime(const char *path, long sec)
@@ -84,8 +74,8 @@ static void test_load(void)
 	        default_path, game_path);
 	CHECK_STR(out.text, want);
 
-	write_file(default_path, "{\"fps\": 60, \"method\": \"early\", \"log\": true}");
-	write_file(game_path, "{\"fps\": 141, \"present_mode\": \"mailbox\"}");
+	check_write_file(default_path, "{\"fps\": 60, \"method\": \"early\", \"log\": true}");
+	check_write_file(game_path, "{\"fps\": 141, \"present_mode\": \"mailbox\"}");
 	load(&st, NULL, 0);
 	snprintf(want, sizeof(want),
 	         "config: game \"Game.exe\" from the .exe in the command line; files: %s (read), %s (read)\n"
@@ -105,7 +95,7 @@ static void test_lowlat_config_env(void)
 
 	/* LOWLAT_CONFIG replaces the game file; default.json still applies beneath it. */
 	snprintf(explicit_path, sizeof(explicit_path), "%s/mine.json", dir);
-	write_file(explicit_path, "{\"fps\": 30}");
+	check_write_file(explicit_path, "{\"fps\": 30}");
 	env_vars[4] = "LOWLAT_CONFIG";
 	env_vars[5] = explicit_path;
 	env_vars[6] = NULL;
@@ -167,7 +157,7 @@ static void test_settings_source(void)
 
 	/* A reload keeps the captured settings without repeating their message. */
 	load(&st, &src, 0);
-	write_file(game_path, "{\"fps\": 142, \"present_mode\": \"fifo\"}");
+	check_write_file(game_path, "{\"fps\": 142, \"present_mode\": \"fifo\"}");
 	set_mtime(game_path, 1000);
 	CHECK(reload(&st, SECOND_NS));
 	CHECK(st.config.fps == 75 && st.config.present_mode == LOWLAT_PRESENT_MODE_FIFO);
@@ -179,14 +169,14 @@ static void test_reload(void)
 	struct lowlat_config_state st;
 	char want[2048];
 
-	write_file(default_path, "{\"fps\": 60, \"bogus\": 1}");
-	write_file(game_path, "{\"fps\": 141}");
+	check_write_file(default_path, "{\"fps\": 60, \"bogus\": 1}");
+	check_write_file(game_path, "{\"fps\": 141}");
 	set_mtime(game_path, 2000);
 	load(&st, NULL, 5 * SECOND_NS);
 	CHECK(st.config.fps == 141);
 
 	/* Edited, but within the second after load: not looked at yet. */
-	write_file(game_path, "{\"fps\": 100}");
+	check_write_file(game_path, "{\"fps\": 100}");
 	set_mtime(game_path, 2001);
 	CHECK(!reload(&st, 5 * SECOND_NS + SECOND_NS - 1));
 	CHECK_STR(out.text, "");
@@ -206,7 +196,7 @@ static void test_reload(void)
 	CHECK_STR(out.text, "");
 
 	/* A bad value in the edit: its message, and the file's other keys still apply. */
-	write_file(game_path, "{\"fps\": -1, \"method\": \"early\"}");
+	check_write_file(game_path, "{\"fps\": -1, \"method\": \"early\"}");
 	set_mtime(game_path, 2002);
 	CHECK(reload(&st, 8 * SECOND_NS));
 	snprintf(want, sizeof(want),
@@ -218,7 +208,7 @@ static void test_reload(void)
 	CHECK_STR(out.text, want);
 
 	/* A syntax error ignores the whole game file: default.json's values are left. */
-	write_file(game_path, "{\"fps\": 50,,}");
+	check_write_file(game_path, "{\"fps\": 50,,}");
 	set_mtime(game_path, 2003);
 	CHECK(reload(&st, 9 * SECOND_NS));
 	/* cJSON points just past the second comma, as it does for any missing key. */
@@ -230,7 +220,7 @@ static void test_reload(void)
 	unlink(game_path);
 	CHECK(!reload(&st, 10 * SECOND_NS)); /* still default.json's 60: reloaded but unchanged */
 	CHECK(strstr(out.text, "(unchanged)") != NULL);
-	write_file(game_path, "{\"fps\": 45}");
+	check_write_file(game_path, "{\"fps\": 45}");
 	CHECK(reload(&st, 11 * SECOND_NS));
 	CHECK(st.config.fps == 45);
 
@@ -239,14 +229,14 @@ static void test_reload(void)
 	snprintf(tmp_path, sizeof(tmp_path), "%s.tmp", game_path);
 	set_mtime(game_path, 3000);
 	CHECK(!reload(&st, 12 * SECOND_NS) || st.config.fps == 45); /* pick up the mtime change */
-	write_file(tmp_path, "{\"fps\": 46}");
+	check_write_file(tmp_path, "{\"fps\": 46}");
 	set_mtime(tmp_path, 3000);
 	CHECK(rename(tmp_path, game_path) == 0);
 	CHECK(reload(&st, 13 * SECOND_NS));
 	CHECK(st.config.fps == 46);
 
 	/* default.json changing matters too. */
-	write_file(default_path, "{\"method\": \"early\"}");
+	check_write_file(default_path, "{\"method\": \"early\"}");
 	set_mtime(default_path, 4000);
 	CHECK(reload(&st, 14 * SECOND_NS));
 	CHECK(st.config.method == LOWLAT_METHOD_EARLY && st.config.fps == 46);

@@ -16,28 +16,14 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 int main(void)
 {
 	char dir[64] = "/tmp/lowlat-global-XXXXXX", path[256];
 	struct lowlat_config cfg;
 	uint64_t seen = 0;
 
-	if (!mkdtemp(dir))
+	if (!check_config_home(dir, path, sizeof(path), "{\"fps\": 60}"))
 		return 1;
-	snprintf(path, sizeof(path), "%s/lowlat", dir);
-	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/lowlat/default.json", dir);
-	write_file(path, "{\"fps\": 60}");
 	setenv("XDG_CONFIG_HOME", dir, 1);
 	unsetenv("LOWLAT_FPS");
 	unsetenv("LOWLAT_CONFIG");
@@ -58,7 +44,7 @@ int main(void)
 
 	/* An edit, then ticks: nothing before the second is up (the tick says when it is), the new
 	 * value after it. */
-	write_file(path, "{\"fps\": 120, \"method\": \"early\"}");
+	check_write_file(path, "{\"fps\": 120, \"method\": \"early\"}");
 	int64_t due = lowlat_config_global_tick(t0);
 	CHECK(due > t0 && due <= now_ns() + LOWLAT_CONFIG_CHECK_INTERVAL_NS);
 	CHECK(lowlat_config_global_get(seen, &cfg) == 1);

@@ -337,6 +337,18 @@ static void shrinking_prediction_keeps_grid(void)
 	CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, 5 * MS, 0), 5 * MS);
 }
 
+/* A pacer at 117 fps whose first three frames, each ready a millisecond early, were paced on its
+ * grid with SLACK; the grid's start. */
+static int64_t start_117_fps(struct lowlat_pacer *p, int64_t slack)
+{
+	reset(p, 117);
+	int64_t t0 = lowlat_pacer_next_predicted_deadline(p, timeline.now_ns, slack);
+	for (int n = 1; n <= 3; n++)
+		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(p, grid(t0, n, 117000) - 1 * MS, slack),
+		             grid(t0, n, 117000));
+	return t0;
+}
+
 /* The display's time grid on a fixed-rate display passes slack (six refreshes, pace_display.h; one
  * here, and six in stall_taken_back_within_slack): 117 fps on 120 Hz, a
  * frame presented after its refresh was moved to the next one, and the frames after it come a
@@ -350,11 +362,7 @@ static void slack_keeps_trailing_grid(void)
 	struct lowlat_pacer p, plain;
 	int n, caught = 0;
 
-	reset(&p, 117);
-	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns, refresh);
-	for (n = 1; n <= 3; n++)
-		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n, 117000) - 1 * MS, refresh),
-		             grid(t0, n, 117000));
+	int64_t t0 = start_117_fps(&p, refresh);
 	plain = p;
 	/* Frame 4's refresh was lost: from frame 4 on, frame k can be ready at t0 + k * refresh plus
 	 * the refresh it lost, at first an interval and a little more after its grid point. */
@@ -387,11 +395,7 @@ static void stall_taken_back_within_slack(void)
 	struct lowlat_pacer p, plain;
 	int n, caught = 0;
 
-	reset(&p, 117);
-	int64_t t0 = lowlat_pacer_next_predicted_deadline(&p, timeline.now_ns, slack);
-	for (n = 1; n <= 3; n++)
-		CHECK_EQ_I64(lowlat_pacer_next_predicted_deadline(&p, grid(t0, n, 117000) - 1 * MS, slack),
-		             grid(t0, n, 117000));
+	int64_t t0 = start_117_fps(&p, slack);
 	plain = p;
 	/* Frame 4 can be ready 4 refreshes after its grid point, and each frame after it a refresh
 	 * later than the one before. */

@@ -19,6 +19,21 @@ static const char *apply(const VkInstanceCreateInfo *info, struct lowlat_config 
 	return out.text;
 }
 
+/* apply() with COUNT SETTINGS as the chain's one VkLayerSettingsCreateInfoEXT. */
+static const char *apply_settings(const VkLayerSettingEXT *settings, uint32_t count,
+                                  struct lowlat_config *cfg, uint32_t *set)
+{
+	const VkLayerSettingsCreateInfoEXT layer_settings = {
+	        .sType = VK_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT,
+	        .settingCount = count,
+	        .pSettings = settings,
+	};
+	const VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+	                                   .pNext = &layer_settings};
+
+	return apply(&info, cfg, set);
+}
+
 #define SETTING(name, type, value)                                                                           \
 	{                                                                                                    \
 		LOWLAT_LAYER_NAME, name, type, 1, value                                                      \
@@ -40,18 +55,11 @@ static void test_natural_types(void)
 	        SETTING("enabled", VK_LAYER_SETTING_TYPE_BOOL32_EXT, &no),
 	        SETTING("stack_limiters", VK_LAYER_SETTING_TYPE_BOOL32_EXT, &yes),
 	};
-	const VkLayerSettingsCreateInfoEXT layer_settings = {
-	        .sType = VK_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT,
-	        .settingCount = sizeof(settings) / sizeof(settings[0]),
-	        .pSettings = settings,
-	};
-	const VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	                                   .pNext = &layer_settings};
 	struct lowlat_config c;
 	uint32_t set = 0;
 
 	lowlat_config_defaults(&c);
-	CHECK_STR(apply(&info, &c, &set), "");
+	CHECK_STR(apply_settings(settings, sizeof(settings) / sizeof(settings[0]), &c, &set), "");
 	CHECK(c.fps == 59.94); /* the float's digits, not its binary expansion */
 	CHECK(c.method == LOWLAT_METHOD_EARLY && c.present_mode == LOWLAT_PRESENT_MODE_FIFO_LATEST_READY);
 	CHECK(c.max_latency_frames == 2 && c.log && !c.enabled && c.stack_limiters);
@@ -145,19 +153,12 @@ static void test_bad(void)
 	        {LOWLAT_LAYER_NAME, "fps", VK_LAYER_SETTING_TYPE_FLOAT64_EXT, 0, NULL},
 	        {LOWLAT_LAYER_NAME, "fps", (VkLayerSettingTypeEXT)99, 1, &half},
 	};
-	const VkLayerSettingsCreateInfoEXT layer_settings = {
-	        .sType = VK_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT,
-	        .settingCount = sizeof(settings) / sizeof(settings[0]),
-	        .pSettings = settings,
-	};
-	const VkInstanceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	                                   .pNext = &layer_settings};
 	struct lowlat_config c;
 	uint32_t set = 0;
 
 	lowlat_config_defaults(&c);
 	c.fps = 60;
-	CHECK_STR(apply(&info, &c, &set),
+	CHECK_STR(apply_settings(settings, sizeof(settings) / sizeof(settings[0]), &c, &set),
 	          "VK_EXT_layer_settings: \"fps\": 50000 is out of range (0 = off, or 1 to 10000); using 60\n"
 	          "VK_EXT_layer_settings: \"fps\": 0.5 is out of range (0 = off, or 1 to 10000); using 60\n"
 	          "VK_EXT_layer_settings: \"fps\": \"soon\" is not a number, \"refresh\", \"refresh/N\" or "

@@ -11,15 +11,7 @@
 #include "scanout.h"
 #include "vd_profile.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                                          \
-	do {                                                                                                 \
-		if (!(cond)) {                                                                               \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);             \
-			failures++;                                                                          \
-		}                                                                                            \
-	} while (0)
+#include "vd_check.h"
 
 static void clocks(void)
 {
@@ -186,10 +178,5 @@ int main(int argc, char **argv)
 	table();
 	for (int i = 1; i < argc; i++)
 		fact(argv[i]);
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("all profile checks passed\n");
-	return 0;
+	return vd_check_done("profile");
 }

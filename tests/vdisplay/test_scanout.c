@@ -7,16 +7,7 @@
 
 #include "scanout.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                                          \
-	do {                                                                                                 \
-		if (!(cond)) {                                                                               \
-			fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n", __FILE__, __LINE__, __func__,       \
-			        #cond);                                                                      \
-			failures++;                                                                          \
-		}                                                                                            \
-	} while (0)
+#include "vd_check.h"
 
 #define CHECK_EQ(a, b)                                                                                       \
 	do {                                                                                                 \
@@ -625,10 +616,5 @@ int main(void)
 	test_immediate_target();
 	test_mailbox_not_ready_newer();
 	test_mixed_modes();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("all scan-out checks passed\n");
-	return 0;
+	return vd_check_done("scan-out");
 }

@@ -6,15 +6,7 @@
 
 #include "vd_timing.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                                          \
-	do {                                                                                                 \
-		if (!(cond)) {                                                                               \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);             \
-			failures++;                                                                          \
-		}                                                                                            \
-	} while (0)
+#include "vd_check.h"
 
 static void event(struct vd_timing_queue *q, enum vd_event_kind kind, uint64_t seq, int64_t ready,
                   int64_t when)
@@ -164,10 +156,5 @@ int main(void)
 	CHECK(q.count == 0);
 	vd_timing_fini(&q);
 	profile_checks();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("all timing queue checks passed\n");
-	return 0;
+	return vd_check_done("timing queue");
 }

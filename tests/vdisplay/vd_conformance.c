@@ -18,27 +18,15 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-#define CHECK_VK(call)                                                                                       \
-	do {                                                                                                 \
-		VkResult r_ = (call);                                                                        \
-		if (r_ != VK_SUCCESS) {                                                                      \
-			fprintf(stderr, "conf: %s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);            \
-			exit(1);                                                                             \
-		}                                                                                            \
-	} while (0)
+#include "../apps/common.h"
 
-#define MAX_IMAGES  8
+#define CHECK_VK(call) CHECK_VK_OR_EXIT("conf", call)
+
+#define MAX_IMAGES  FRAMES_MAX
 #define MAX_RESULTS 4096
 #define STAGE_COUNT 4
 #define ALL_STAGES  0xfu
 #define LOAD(name)  PFN_vk##name name
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void sleep_ns(int64_t ns)
 {
@@ -99,18 +87,7 @@ struct result {
 };
 
 struct conf {
-	VkInstance instance;
-	VkPhysicalDevice physical;
-	VkDevice device;
-	VkQueue queue;
-	VkSurfaceKHR surface;
-	VkSwapchainKHR swapchain;
-	uint32_t image_count;
-	VkImage images[MAX_IMAGES];
-	VkCommandPool pool;
-	VkCommandBuffer cmds[MAX_IMAGES];
-	VkSemaphore acquired[MAX_IMAGES], rendered[MAX_IMAGES];
-	VkFence done[MAX_IMAGES], image_fence[MAX_IMAGES];
+	struct headless h;
 	uint32_t frame;
 	bool has_timing, has_id2, has_wait2, has_latest_ready_ext, calibrated_khr;
 	VkPresentTimingSurfaceCapabilitiesEXT caps;
@@ -176,27 +153,11 @@ static VkExtensionProperties *device_extensions(VkPhysicalDevice physical, uint3
 
 static void create_device(struct conf *c)
 {
-	const char *instance_exts[] = {VK_KHR_SURFACE_EXTENSION_NAME, VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME,
-	                               VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME};
-	VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	                         .pApplicationName = "vd_conformance",
-	                         .apiVersion = VK_API_VERSION_1_3};
-	VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	                            .pApplicationInfo = &app,
-	                            .enabledExtensionCount = 3,
-	                            .ppEnabledExtensionNames = instance_exts};
-	CHECK_VK(vkCreateInstance(&ici, NULL, &c->instance));
-	uint32_t n = 1;
-	VkResult r = vkEnumeratePhysicalDevices(c->instance, &n, &c->physical);
-	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-		fprintf(stderr, "conf: no physical device\n");
-		exit(1);
-	}
-	VkHeadlessSurfaceCreateInfoEXT hs = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
-	CHECK_VK(vkCreateHeadlessSurfaceEXT(c->instance, &hs, NULL, &c->surface));
+	static const char *const extra[] = {VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME};
+	CHECK_VK(headless_open(&c->h, "vd_conformance", extra, 1));
 
 	uint32_t n_ext;
-	VkExtensionProperties *ext = device_extensions(c->physical, &n_ext);
+	VkExtensionProperties *ext = device_extensions(c->h.physical, &n_ext);
 	const char *names[16];
 	uint32_t k = 0;
 	names[k++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
@@ -244,7 +205,7 @@ static void create_device(struct conf *c)
 		latest.pNext = f2.pNext;
 		f2.pNext = &latest;
 	}
-	vkGetPhysicalDeviceFeatures2(c->physical, &f2);
+	vkGetPhysicalDeviceFeatures2(c->h.physical, &f2);
 	printf("conf: feature presentTiming=%u presentAtAbsoluteTime=%u presentAtRelativeTime=%u "
 	       "presentId2=%u "
 	       "presentWait2=%u presentModeFifoLatestReady=%u\n",
@@ -253,23 +214,11 @@ static void create_device(struct conf *c)
 	       c->has_latest_ready_ext ? latest.presentModeFifoLatestReady : 0);
 	c->has_wait2 = c->has_wait2 && wait2.presentWait2;
 
-	float priority = 1.0f;
-	VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	                               .queueFamilyIndex = 0,
-	                               .queueCount = 1,
-	                               .pQueuePriorities = &priority};
-	VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	                          .pNext = &f2,
-	                          .queueCreateInfoCount = 1,
-	                          .pQueueCreateInfos = &qci,
-	                          .enabledExtensionCount = k,
-	                          .ppEnabledExtensionNames = names};
-	CHECK_VK(vkCreateDevice(c->physical, &dci, NULL, &c->device));
-	vkGetDeviceQueue(c->device, 0, 0, &c->queue);
+	CHECK_VK(headless_device_create(&c->h, names, k, &f2));
 #define GET(name, alt)                                                                                       \
-	c->name = (PFN_vk##name)vkGetDeviceProcAddr(c->device, "vk" #name);                                  \
+	c->name = (PFN_vk##name)vkGetDeviceProcAddr(c->h.device, "vk" #name);                                \
 	if (!c->name)                                                                                        \
-		c->name = (PFN_vk##name)vkGetDeviceProcAddr(c->device, alt);
+		c->name = (PFN_vk##name)vkGetDeviceProcAddr(c->h.device, alt);
 	GET(GetCalibratedTimestampsKHR, "vkGetCalibratedTimestampsEXT")
 	GET(GetSwapchainTimingPropertiesEXT, "")
 	GET(GetSwapchainTimeDomainPropertiesEXT, "")
@@ -279,11 +228,11 @@ static void create_device(struct conf *c)
 #undef GET
 	c->GetPhysicalDeviceCalibrateableTimeDomainsKHR =
 	        (PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR)vkGetInstanceProcAddr(
-	                c->instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+	                c->h.instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
 	if (!c->GetPhysicalDeviceCalibrateableTimeDomainsKHR)
 		c->GetPhysicalDeviceCalibrateableTimeDomainsKHR =
 		        (PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR)vkGetInstanceProcAddr(
-		                c->instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT");
+		                c->h.instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT");
 	if (!c->GetCalibratedTimestampsKHR || !c->GetSwapchainTimingPropertiesEXT ||
 	    !c->GetSwapchainTimeDomainPropertiesEXT || !c->SetSwapchainPresentTimingQueueSizeEXT ||
 	    !c->GetPastPresentationTimingEXT || !c->GetPhysicalDeviceCalibrateableTimeDomainsKHR) {
@@ -299,7 +248,7 @@ static void surface_report(struct conf *c)
 	VkPresentModeKHR modes[16];
 	uint32_t n = 16;
 
-	CHECK_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(c->physical, c->surface, &n, modes));
+	CHECK_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(c->h.physical, c->h.surface, &n, modes));
 	printf("conf: modes");
 	for (uint32_t i = 0; i < n; i++)
 		printf(" %s", mode_name(modes[i]));
@@ -308,10 +257,10 @@ static void surface_report(struct conf *c)
 	c->caps = (VkPresentTimingSurfaceCapabilitiesEXT){
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_SURFACE_CAPABILITIES_EXT};
 	VkPhysicalDeviceSurfaceInfo2KHR si = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
-	                                      .surface = c->surface};
+	                                      .surface = c->h.surface};
 	VkSurfaceCapabilities2KHR caps = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
 	                                  .pNext = &c->caps};
-	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(c->physical, &si, &caps));
+	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(c->h.physical, &si, &caps));
 	c->stages = c->caps.presentStageQueries;
 	printf("conf: surface presentTimingSupported=%u presentAtAbsoluteTimeSupported=%u "
 	       "presentAtRelativeTimeSupported=%u presentStageQueries=%u\n",
@@ -320,7 +269,7 @@ static void surface_report(struct conf *c)
 
 	VkTimeDomainKHR domains[16];
 	n = 16;
-	CHECK_VK(c->GetPhysicalDeviceCalibrateableTimeDomainsKHR(c->physical, &n, domains));
+	CHECK_VK(c->GetPhysicalDeviceCalibrateableTimeDomainsKHR(c->h.physical, &n, domains));
 	printf("conf: calibrateable");
 	for (uint32_t i = 0; i < n; i++)
 		printf(" %s", domain_name(domains[i]));
@@ -329,80 +278,20 @@ static void surface_report(struct conf *c)
 
 static void create_swapchain(struct conf *c, uint32_t min_images)
 {
-	VkSurfaceCapabilitiesKHR caps;
-	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(c->physical, c->surface, &caps));
-	if (min_images < caps.minImageCount)
-		min_images = caps.minImageCount;
-	VkSwapchainCreateInfoKHR ci = {
-	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+	struct swapchain_params sp = {
+	        .mode = VK_PRESENT_MODE_FIFO_KHR,
 	        .flags = VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT |
 	                 VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR |
 	                 (c->has_wait2 ? VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR : 0),
-	        .surface = c->surface,
-	        .minImageCount = min_images,
-	        .imageFormat = VK_FORMAT_B8G8R8A8_UNORM,
-	        .imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
-	        .imageExtent = {64, 64},
-	        .imageArrayLayers = 1,
-	        .imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
-	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	        .preTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
-	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
-	        .presentMode = VK_PRESENT_MODE_FIFO_KHR,
-	        .clipped = VK_TRUE,
+	        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	        .min_images = min_images,
 	};
-	if (caps.currentExtent.width != UINT32_MAX)
-		ci.imageExtent = caps.currentExtent;
-	CHECK_VK(vkCreateSwapchainKHR(c->device, &ci, NULL, &c->swapchain));
-	c->image_count = MAX_IMAGES;
-	CHECK_VK(vkGetSwapchainImagesKHR(c->device, c->swapchain, &c->image_count, c->images));
-
-	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-	CHECK_VK(vkCreateCommandPool(c->device, &pci, NULL, &c->pool));
-	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                  .commandPool = c->pool,
-	                                  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	                                  .commandBufferCount = c->image_count};
-	CHECK_VK(vkAllocateCommandBuffers(c->device, &ai, c->cmds));
-	for (uint32_t i = 0; i < c->image_count; i++) {
-		VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-		VkImageMemoryBarrier b = {
-		        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-		        .newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-		        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		        .image = c->images[i],
-		        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
-		};
-		CHECK_VK(vkBeginCommandBuffer(c->cmds[i], &bi));
-		vkCmdPipelineBarrier(c->cmds[i], VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		                     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
-		CHECK_VK(vkEndCommandBuffer(c->cmds[i]));
-	}
-	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
-		VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-		                         .flags = VK_FENCE_CREATE_SIGNALED_BIT};
-		CHECK_VK(vkCreateSemaphore(c->device, &sci, NULL, &c->acquired[i]));
-		CHECK_VK(vkCreateSemaphore(c->device, &sci, NULL, &c->rendered[i]));
-		CHECK_VK(vkCreateFence(c->device, &fci, NULL, &c->done[i]));
-	}
+	CHECK_VK(headless_swapchain_create(&c->h, &sp));
 }
 
 static void destroy(struct conf *c)
 {
-	vkDeviceWaitIdle(c->device);
-	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
-		vkDestroySemaphore(c->device, c->acquired[i], NULL);
-		vkDestroySemaphore(c->device, c->rendered[i], NULL);
-		vkDestroyFence(c->device, c->done[i], NULL);
-	}
-	vkDestroyCommandPool(c->device, c->pool, NULL);
-	vkDestroySwapchainKHR(c->device, c->swapchain, NULL);
-	vkDestroyDevice(c->device, NULL);
-	vkDestroySurfaceKHR(c->instance, c->surface, NULL);
-	vkDestroyInstance(c->instance, NULL);
+	headless_close(&c->h);
 }
 
 /* The swapchain's time domains; the probe uses the first stage-local one (the spec guarantees one),
@@ -414,12 +303,12 @@ static void domains_report(struct conf *c)
 	VkTimeDomainKHR domains[8];
 	uint64_t ids[8], counter = 0;
 
-	CHECK_VK(c->GetSwapchainTimeDomainPropertiesEXT(c->device, c->swapchain, &dp, NULL));
+	CHECK_VK(c->GetSwapchainTimeDomainPropertiesEXT(c->h.device, c->h.swapchain, &dp, NULL));
 	uint32_t total = dp.timeDomainCount;
 	dp.timeDomainCount = total < 8 ? total : 8;
 	dp.pTimeDomains = domains;
 	dp.pTimeDomainIds = ids;
-	VkResult r = c->GetSwapchainTimeDomainPropertiesEXT(c->device, c->swapchain, &dp, &counter);
+	VkResult r = c->GetSwapchainTimeDomainPropertiesEXT(c->h.device, c->h.swapchain, &dp, &counter);
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 		CHECK_VK(r);
 	printf("conf: domains count=%u counter=%" PRIu64, total, counter);
@@ -442,7 +331,7 @@ static void props_report(struct conf *c, const char *when, uint64_t *duration)
 {
 	VkSwapchainTimingPropertiesEXT tp = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIMING_PROPERTIES_EXT};
 	uint64_t counter = 0;
-	VkResult r = c->GetSwapchainTimingPropertiesEXT(c->device, c->swapchain, &tp, &counter);
+	VkResult r = c->GetSwapchainTimingPropertiesEXT(c->h.device, c->h.swapchain, &tp, &counter);
 
 	printf("conf: props %s result=%d duration=%" PRIu64 " interval=%" PRIu64 " counter=%" PRIu64 "\n",
 	       when, r, tp.refreshDuration, tp.refreshInterval, counter);
@@ -471,7 +360,7 @@ static struct cal calibrate(struct conf *c, uint32_t stage, bool *in_call, uint6
 	}
 	VkSwapchainCalibratedTimestampInfoEXT sci = {
 	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT,
-	        .swapchain = c->swapchain,
+	        .swapchain = c->h.swapchain,
 	        .presentStage = stage_domain(c) ? stage : 0,
 	        .timeDomainId = c->domain_id,
 	};
@@ -484,7 +373,7 @@ static struct cal calibrate(struct conf *c, uint32_t stage, bool *in_call, uint6
 	};
 	uint64_t ts[2];
 	int64_t before = now_ns();
-	CHECK_VK(c->GetCalibratedTimestampsKHR(c->device, 2, infos, ts, deviation));
+	CHECK_VK(c->GetCalibratedTimestampsKHR(c->h.device, 2, infos, ts, deviation));
 	int64_t after = now_ns();
 	cal.mono = (int64_t)ts[0];
 	cal.stage = (int64_t)ts[1];
@@ -533,7 +422,7 @@ static void collect(struct conf *c, VkPastPresentationTimingFlagsEXT flags)
 	VkPresentStageTimeEXT stages[16][STAGE_COUNT];
 	VkPastPresentationTimingInfoEXT pi = {.sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
 	                                      .flags = flags,
-	                                      .swapchain = c->swapchain};
+	                                      .swapchain = c->h.swapchain};
 	for (;;) {
 		for (uint32_t i = 0; i < 16; i++)
 			past[i] = (VkPastPresentationTimingEXT){
@@ -549,7 +438,7 @@ static void collect(struct conf *c, VkPastPresentationTimingFlagsEXT flags)
 		        .timeDomainsCounter = UINT64_MAX,
 		        .presentationTimingCount = 16,
 		        .pPresentationTimings = past};
-		VkResult r = c->GetPastPresentationTimingEXT(c->device, &pi, &pp);
+		VkResult r = c->GetPastPresentationTimingEXT(c->h.device, &pi, &pp);
 		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 			CHECK_VK(r);
 		if (!c->counter_known || pp.timingPropertiesCounter != c->counter_seen) {
@@ -601,25 +490,10 @@ static VkResult frame(struct conf *c, uint64_t id)
 {
 	uint32_t slot = c->frame++ % MAX_IMAGES, index;
 
-	CHECK_VK(vkWaitForFences(c->device, 1, &c->done[slot], VK_TRUE, UINT64_MAX));
-	VkResult r = vkAcquireNextImageKHR(c->device, c->swapchain, 1000000000, c->acquired[slot],
-	                                   VK_NULL_HANDLE, &index);
+	VkResult r = frames_submit(c->h.device, c->h.queue, c->h.swapchain, &c->h.f, slot, 1000000000, NULL,
+	                           &index);
 	if (r != VK_SUCCESS)
 		return r;
-	CHECK_VK(vkResetFences(c->device, 1, &c->done[slot]));
-	if (c->image_fence[index])
-		CHECK_VK(vkWaitForFences(c->device, 1, &c->image_fence[index], VK_TRUE, UINT64_MAX));
-	c->image_fence[index] = c->done[slot];
-	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-	                   .waitSemaphoreCount = 1,
-	                   .pWaitSemaphores = &c->acquired[slot],
-	                   .pWaitDstStageMask = &stage,
-	                   .commandBufferCount = 1,
-	                   .pCommandBuffers = &c->cmds[index],
-	                   .signalSemaphoreCount = 1,
-	                   .pSignalSemaphores = &c->rendered[slot]};
-	CHECK_VK(vkQueueSubmit(c->queue, 1, &si, c->done[slot]));
 	VkPresentId2KHR pid = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_2_KHR, .swapchainCount = 1, .pPresentIds = &id};
 	VkPresentTimingsInfoEXT pt = {.sType = VK_STRUCTURE_TYPE_PRESENT_TIMINGS_INFO_EXT,
@@ -629,13 +503,13 @@ static VkResult frame(struct conf *c, uint64_t id)
 	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
 	                       .pNext = &pt,
 	                       .waitSemaphoreCount = 1,
-	                       .pWaitSemaphores = &c->rendered[slot],
+	                       .pWaitSemaphores = &c->h.f.rendered[slot],
 	                       .swapchainCount = 1,
-	                       .pSwapchains = &c->swapchain,
+	                       .pSwapchains = &c->h.swapchain,
 	                       .pImageIndices = &index};
 	if (id <= MAX_RESULTS)
 		c->presented_at[id] = now_ns();
-	return vkQueuePresentKHR(c->queue, &pi);
+	return vkQueuePresentKHR(c->h.queue, &pi);
 }
 
 static void wait_for(struct conf *c, uint64_t id)
@@ -644,9 +518,9 @@ static void wait_for(struct conf *c, uint64_t id)
 		VkPresentWait2InfoKHR wi = {.sType = VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR,
 		                            .presentId = id,
 		                            .timeout = 2000000000};
-		CHECK_VK(c->WaitForPresent2KHR(c->device, c->swapchain, &wi));
+		CHECK_VK(c->WaitForPresent2KHR(c->h.device, c->h.swapchain, &wi));
 	} else {
-		CHECK_VK(vkQueueWaitIdle(c->queue));
+		CHECK_VK(vkQueueWaitIdle(c->h.queue));
 	}
 }
 
@@ -681,7 +555,7 @@ static int scenario_conformance(struct conf *c, int frames)
 	create_swapchain(c, 4);
 	domains_report(c);
 	props_report(c, "before-first-present", NULL);
-	CHECK_VK(c->SetSwapchainPresentTimingQueueSizeEXT(c->device, c->swapchain, 64));
+	CHECK_VK(c->SetSwapchainPresentTimingQueueSizeEXT(c->h.device, c->h.swapchain, 64));
 	calibrate_all(c, first, "first");
 
 	/* Every stage asked for, also those the surface does not report (no VUID forbids it): what
@@ -790,7 +664,7 @@ static int scenario_failed_present(struct conf *c)
 	surface_report(c);
 	create_swapchain(c, 4);
 	domains_report(c);
-	CHECK_VK(c->SetSwapchainPresentTimingQueueSizeEXT(c->device, c->swapchain, 4));
+	CHECK_VK(c->SetSwapchainPresentTimingQueueSizeEXT(c->h.device, c->h.swapchain, 4));
 	c->timing = (VkPresentTimingInfoEXT){.sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
 	                                     .timeDomainId = c->domain_id,
 	                                     .presentStageQueries = c->stages,
@@ -800,24 +674,25 @@ static int scenario_failed_present(struct conf *c)
 	VkResult r = frame(c, 3);
 	printf("conf: failed-present result=%d\n", r);
 	wait_for(c, 2);
-	vkDeviceWaitIdle(c->device);
+	vkDeviceWaitIdle(c->h.device);
 	await_result(c, 2);
 	VkPastPresentationTimingInfoEXT pi = {
 	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
 	        .flags = VK_PAST_PRESENTATION_TIMING_ALLOW_OUT_OF_ORDER_RESULTS_BIT_EXT,
-	        .swapchain = c->swapchain};
+	        .swapchain = c->h.swapchain};
 	VkPastPresentationTimingPropertiesEXT pp = {
 	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT};
-	CHECK_VK(c->GetPastPresentationTimingEXT(c->device, &pi, &pp));
-	VkResult shrink = c->SetSwapchainPresentTimingQueueSizeEXT(c->device, c->swapchain, 0);
+	CHECK_VK(c->GetPastPresentationTimingEXT(c->h.device, &pi, &pp));
+	VkResult shrink = c->SetSwapchainPresentTimingQueueSizeEXT(c->h.device, c->h.swapchain, 0);
 	uint32_t index;
 	VkFence fence;
 	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	CHECK_VK(vkCreateFence(c->device, &fci, NULL, &fence));
-	VkResult acquire = vkAcquireNextImageKHR(c->device, c->swapchain, 0, VK_NULL_HANDLE, fence, &index);
+	CHECK_VK(vkCreateFence(c->h.device, &fci, NULL, &fence));
+	VkResult acquire =
+	        vkAcquireNextImageKHR(c->h.device, c->h.swapchain, 0, VK_NULL_HANDLE, fence, &index);
 	if (acquire == VK_SUCCESS)
-		vkWaitForFences(c->device, 1, &fence, VK_TRUE, UINT64_MAX);
-	vkDestroyFence(c->device, fence, NULL);
+		vkWaitForFences(c->h.device, 1, &fence, VK_TRUE, UINT64_MAX);
+	vkDestroyFence(c->h.device, fence, NULL);
 	printf("conf: failed-present results=%u available_after=%u shrink_to_0=%d acquire_after=%d\n",
 	       c->result_count, pp.presentationTimingCount, shrink, acquire);
 	destroy(c);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <vulkan/vk_layer.h>
 
+#include "../test_layer.h"
 #include "vd_commands.h"
 #include "vd_latency.h"
 #include "vd_layer.h"
@@ -530,11 +531,6 @@ VKAPI_ATTR void VKAPI_CALL vd_GetDeviceQueue2(VkDevice device, const VkDeviceQue
 
 /* ---- Get*ProcAddr ---- */
 
-struct hook {
-	const char *name;
-	PFN_vkVoidFunction function;
-};
-
 /* The conditional makes the compiler check each hook against its PFN_vk* type. */
 #define VD_HOOK_ENTRY(name) {"vk" #name, (PFN_vkVoidFunction)(1 ? vd_##name : (PFN_vk##name)NULL)},
 static const struct hook global_hooks[] = {VD_GLOBAL_HOOKS(VD_HOOK_ENTRY)};
@@ -558,14 +554,6 @@ static const struct hook device_swapchain_aliases[] = {
         {"vkReleaseSwapchainImagesEXT", (PFN_vkVoidFunction)vd_ReleaseSwapchainImagesKHR},
 };
 #undef VD_HOOK_ENTRY
-
-static PFN_vkVoidFunction find_hook(const struct hook *table, size_t count, const char *name)
-{
-	for (size_t i = 0; i < count; i++)
-		if (!strcmp(table[i].name, name))
-			return table[i].function;
-	return NULL;
-}
 
 #define VD_FIND_HOOK(table, name) find_hook(table, VD_COUNT(table), name)
 
@@ -632,13 +620,5 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vd_GetInstanceProcAddr(VkInstance insta
 __attribute__((visibility("default"))) VKAPI_ATTR VkResult VKAPI_CALL
 vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *negotiate)
 {
-	if (!negotiate || negotiate->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT)
-		return VK_ERROR_INITIALIZATION_FAILED;
-	if (negotiate->loaderLayerInterfaceVersion < 2)
-		return VK_ERROR_INITIALIZATION_FAILED;
-	negotiate->loaderLayerInterfaceVersion = 2;
-	negotiate->pfnGetInstanceProcAddr = vd_GetInstanceProcAddr;
-	negotiate->pfnGetDeviceProcAddr = vd_GetDeviceProcAddr;
-	negotiate->pfnGetPhysicalDeviceProcAddr = NULL;
-	return VK_SUCCESS;
+	return negotiate_version_2(negotiate, vd_GetInstanceProcAddr, vd_GetDeviceProcAddr);
 }

@@ -18,39 +18,14 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-#define CHECK_VK(call)                                                                                       \
-	do {                                                                                                 \
-		VkResult r_ = (call);                                                                        \
-		if (r_ != VK_SUCCESS) {                                                                      \
-			fprintf(stderr, "probe: %s:%d: %s = %d\n", __FILE__, __LINE__, #call, r_);           \
-			exit(1);                                                                             \
-		}                                                                                            \
-	} while (0)
+#include "../apps/common.h"
 
-#define MAX_IMAGES 8
+#define CHECK_VK(call) CHECK_VK_OR_EXIT("probe", call)
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#define MAX_IMAGES FRAMES_MAX
 
 struct probe {
-	VkInstance instance;
-	VkPhysicalDevice physical;
-	VkDevice device;
-	VkQueue queue;
-	VkSurfaceKHR surface;
-	VkSwapchainKHR swapchain;
-	uint32_t image_count;
-	VkExtent2D extent;
-	VkImage images[MAX_IMAGES];
-	VkCommandPool pool;
-	VkCommandBuffer cmds[MAX_IMAGES];
-	VkSemaphore acquired[MAX_IMAGES], rendered[MAX_IMAGES];
-	VkFence done[MAX_IMAGES];
-	VkFence image_fence[MAX_IMAGES]; /* the fence of the last submission of each image's commands */
+	struct headless h;
 	uint32_t frame;
 	pthread_mutex_t *queue_lock; /* when another thread submits too: the app's queue lock */
 	bool id2;                    /* present ids through VkPresentId2KHR (present_id2 / present_wait2) */
@@ -64,28 +39,9 @@ struct probe {
 
 static void create_device(struct probe *p)
 {
-	const char *instance_exts[] = {
-	        VK_KHR_SURFACE_EXTENSION_NAME,
-	        VK_EXT_HEADLESS_SURFACE_EXTENSION_NAME,
-	        VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME,
-	        VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME,
-	};
-	VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-	                         .pApplicationName = "vd_probe",
-	                         .apiVersion = VK_API_VERSION_1_3};
-	VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-	                            .pApplicationInfo = &app,
-	                            .enabledExtensionCount = 4,
-	                            .ppEnabledExtensionNames = instance_exts};
-	CHECK_VK(vkCreateInstance(&ici, NULL, &p->instance));
-	uint32_t n = 1;
-	VkResult r = vkEnumeratePhysicalDevices(p->instance, &n, &p->physical);
-	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
-		fprintf(stderr, "probe: no physical device\n");
-		exit(1);
-	}
-	VkHeadlessSurfaceCreateInfoEXT hs = {.sType = VK_STRUCTURE_TYPE_HEADLESS_SURFACE_CREATE_INFO_EXT};
-	CHECK_VK(vkCreateHeadlessSurfaceEXT(p->instance, &hs, NULL, &p->surface));
+	static const char *const extra[] = {VK_KHR_GET_SURFACE_CAPABILITIES_2_EXTENSION_NAME,
+	                                    VK_KHR_SURFACE_MAINTENANCE_1_EXTENSION_NAME};
+	CHECK_VK(headless_open(&p->h, "vd_probe", extra, 2));
 
 	/* The display's features, asked the standard way. */
 	VkPhysicalDevicePresentTimingFeaturesEXT timing = {
@@ -110,7 +66,7 @@ static void create_device(struct probe *p)
 	bool no_timing = getenv("VD_PROBE_NO_TIMING") && !strcmp(getenv("VD_PROBE_NO_TIMING"), "1");
 	if (no_timing)
 		latest.pNext = NULL;
-	vkGetPhysicalDeviceFeatures2(p->physical, &f2);
+	vkGetPhysicalDeviceFeatures2(p->h.physical, &f2);
 	printf("probe: features presentId=%u presentWait=%u presentId2=%u presentWait2=%u maintenance1=%u "
 	       "fifoLatestReady=%u\n",
 	       id.presentId, wait.presentWait, id2.presentId2, wait2.presentWait2, m1.swapchainMaintenance1,
@@ -134,26 +90,15 @@ static void create_device(struct probe *p)
 	        VK_KHR_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
 	        VK_EXT_PRESENT_TIMING_EXTENSION_NAME,
 	};
-	float priority = 1.0f;
-	VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-	                               .queueFamilyIndex = 0,
-	                               .queueCount = 1,
-	                               .pQueuePriorities = &priority};
-	VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	                          .pNext = &f2,
-	                          .queueCreateInfoCount = 1,
-	                          .pQueueCreateInfos = &qci,
-	                          /* VK_EXT_present_timing is the last name. */
-	                          .enabledExtensionCount =
-	                                  sizeof(device_exts) / sizeof(device_exts[0]) - no_timing,
-	                          .ppEnabledExtensionNames = device_exts};
-	CHECK_VK(vkCreateDevice(p->physical, &dci, NULL, &p->device));
-	vkGetDeviceQueue(p->device, 0, 0, &p->queue);
-	p->WaitForPresentKHR = (PFN_vkWaitForPresentKHR)vkGetDeviceProcAddr(p->device, "vkWaitForPresentKHR");
+	/* VK_EXT_present_timing is the last name. */
+	CHECK_VK(headless_device_create(&p->h, device_exts,
+	                                sizeof(device_exts) / sizeof(device_exts[0]) - no_timing, &f2));
+	p->WaitForPresentKHR =
+	        (PFN_vkWaitForPresentKHR)vkGetDeviceProcAddr(p->h.device, "vkWaitForPresentKHR");
 	p->WaitForPresent2KHR =
-	        (PFN_vkWaitForPresent2KHR)vkGetDeviceProcAddr(p->device, "vkWaitForPresent2KHR");
+	        (PFN_vkWaitForPresent2KHR)vkGetDeviceProcAddr(p->h.device, "vkWaitForPresent2KHR");
 	p->ReleaseSwapchainImagesKHR = (PFN_vkReleaseSwapchainImagesKHR)vkGetDeviceProcAddr(
-	        p->device, "vkReleaseSwapchainImagesKHR");
+	        p->h.device, "vkReleaseSwapchainImagesKHR");
 	if (!p->WaitForPresentKHR || !p->WaitForPresent2KHR || !p->ReleaseSwapchainImagesKHR) {
 		fprintf(stderr, "probe: the display's functions are not reachable\n");
 		exit(1);
@@ -170,7 +115,7 @@ static void create_swapchain(struct probe *p, VkPresentModeKHR mode, uint32_t im
 	                                 .presentMode = mode};
 	VkPhysicalDeviceSurfaceInfo2KHR si = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SURFACE_INFO_2_KHR,
 	                                      .pNext = &asked,
-	                                      .surface = p->surface};
+	                                      .surface = p->h.surface};
 	VkPresentModeKHR compat[8];
 	VkSurfacePresentModeCompatibilityKHR cm = {
 	        .sType = VK_STRUCTURE_TYPE_SURFACE_PRESENT_MODE_COMPATIBILITY_KHR,
@@ -178,7 +123,7 @@ static void create_swapchain(struct probe *p, VkPresentModeKHR mode, uint32_t im
 	        .pPresentModes = compat};
 	VkSurfaceCapabilities2KHR caps = {.sType = VK_STRUCTURE_TYPE_SURFACE_CAPABILITIES_2_KHR,
 	                                  .pNext = &cm};
-	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(p->physical, &si, &caps));
+	CHECK_VK(vkGetPhysicalDeviceSurfaceCapabilities2KHR(p->h.physical, &si, &caps));
 	printf("probe: compatible modes %u\n", cm.presentModeCount);
 
 	VkSwapchainPresentModesCreateInfoKHR pm = {
@@ -188,70 +133,17 @@ static void create_swapchain(struct probe *p, VkPresentModeKHR mode, uint32_t im
 	for (uint32_t i = 0; i < 5; i++)
 		if (modes[i] == mode)
 			modes[i] = modes[0], modes[0] = mode;
-	if (images < caps.surfaceCapabilities.minImageCount)
-		images = caps.surfaceCapabilities.minImageCount;
-	VkSwapchainCreateInfoKHR ci = {
-	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-	        .pNext = &pm,
-	        .surface = p->surface,
-	        .minImageCount = images,
-	        .imageFormat = VK_FORMAT_B8G8R8A8_UNORM,
-	        .imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
-	        .imageExtent = {64, 64},
-	        .imageArrayLayers = 1,
-	        .imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
-	        .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	        .preTransform = VK_SURFACE_TRANSFORM_IDENTITY_BIT_KHR,
-	        .compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR,
-	        .presentMode = mode,
-	        .clipped = VK_TRUE,
+	struct swapchain_params sp = {
+	        .mode = mode,
+	        .next = &pm,
+	        .flags = (p->id2 ? VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR |
+	                                   VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR
+	                         : 0) |
+	                 (p->timing ? VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT : 0),
+	        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+	        .min_images = images,
 	};
-	if (caps.surfaceCapabilities.currentExtent.width != UINT32_MAX)
-		ci.imageExtent = caps.surfaceCapabilities.currentExtent;
-	if (p->id2)
-		ci.flags |=
-		        VK_SWAPCHAIN_CREATE_PRESENT_ID_2_BIT_KHR | VK_SWAPCHAIN_CREATE_PRESENT_WAIT_2_BIT_KHR;
-	if (p->timing)
-		ci.flags |= VK_SWAPCHAIN_CREATE_PRESENT_TIMING_BIT_EXT;
-	CHECK_VK(vkCreateSwapchainKHR(p->device, &ci, NULL, &p->swapchain));
-	p->extent = ci.imageExtent;
-	p->image_count = MAX_IMAGES;
-	CHECK_VK(vkGetSwapchainImagesKHR(p->device, p->swapchain, &p->image_count, p->images));
-
-	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-	                               .queueFamilyIndex = 0};
-	CHECK_VK(vkCreateCommandPool(p->device, &pci, NULL, &p->pool));
-	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                  .commandPool = p->pool,
-	                                  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	                                  .commandBufferCount = p->image_count};
-	CHECK_VK(vkAllocateCommandBuffers(p->device, &ai, p->cmds));
-	for (uint32_t i = 0; i < p->image_count; i++) {
-		VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-		VkImageMemoryBarrier b = {
-		        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		        .srcAccessMask = 0,
-		        .dstAccessMask = 0,
-		        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-		        .newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-		        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		        .image = p->images[i],
-		        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
-		};
-		CHECK_VK(vkBeginCommandBuffer(p->cmds[i], &bi));
-		vkCmdPipelineBarrier(p->cmds[i], VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		                     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
-		CHECK_VK(vkEndCommandBuffer(p->cmds[i]));
-	}
-	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
-		VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-		                         .flags = VK_FENCE_CREATE_SIGNALED_BIT};
-		CHECK_VK(vkCreateSemaphore(p->device, &sci, NULL, &p->acquired[i]));
-		CHECK_VK(vkCreateSemaphore(p->device, &sci, NULL, &p->rendered[i]));
-		CHECK_VK(vkCreateFence(p->device, &fci, NULL, &p->done[i]));
-	}
+	CHECK_VK(headless_swapchain_create(&p->h, &sp));
 }
 
 /* One frame: acquire, transition, present with an id (and optionally a mode and a fence). */
@@ -259,28 +151,8 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 {
 	uint32_t slot = p->frame++ % MAX_IMAGES, index;
 
-	CHECK_VK(vkWaitForFences(p->device, 1, &p->done[slot], VK_TRUE, UINT64_MAX));
-	CHECK_VK(vkResetFences(p->device, 1, &p->done[slot]));
-	CHECK_VK(vkAcquireNextImageKHR(p->device, p->swapchain, UINT64_MAX, p->acquired[slot], VK_NULL_HANDLE,
-	                               &index));
-	/* The image's command buffer may still be pending from the frame that last used it. */
-	if (p->image_fence[index])
-		CHECK_VK(vkWaitForFences(p->device, 1, &p->image_fence[index], VK_TRUE, UINT64_MAX));
-	p->image_fence[index] = p->done[slot];
-	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-	                   .waitSemaphoreCount = 1,
-	                   .pWaitSemaphores = &p->acquired[slot],
-	                   .pWaitDstStageMask = &stage,
-	                   .commandBufferCount = 1,
-	                   .pCommandBuffers = &p->cmds[index],
-	                   .signalSemaphoreCount = 1,
-	                   .pSignalSemaphores = &p->rendered[slot]};
-	if (p->queue_lock)
-		pthread_mutex_lock(p->queue_lock);
-	CHECK_VK(vkQueueSubmit(p->queue, 1, &si, p->done[slot]));
-	if (p->queue_lock)
-		pthread_mutex_unlock(p->queue_lock);
+	CHECK_VK(frames_submit(p->h.device, p->h.queue, p->h.swapchain, &p->h.f, slot, UINT64_MAX,
+	                       p->queue_lock, &index));
 
 	VkPresentIdKHR pid = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_ID_KHR, .swapchainCount = 1, .pPresentIds = &id};
@@ -310,14 +182,14 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 	VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
 	                       .pNext = chain,
 	                       .waitSemaphoreCount = 1,
-	                       .pWaitSemaphores = &p->rendered[slot],
+	                       .pWaitSemaphores = &p->h.f.rendered[slot],
 	                       .swapchainCount = 1,
-	                       .pSwapchains = &p->swapchain,
+	                       .pSwapchains = &p->h.swapchain,
 	                       .pImageIndices = &index};
 	printf("probe: present id=%" PRIu64 " at=%" PRId64 "\n", id, now_ns());
 	if (p->queue_lock)
 		pthread_mutex_lock(p->queue_lock);
-	p->last_present = vkQueuePresentKHR(p->queue, &pi);
+	p->last_present = vkQueuePresentKHR(p->h.queue, &pi);
 	if (p->queue_lock)
 		pthread_mutex_unlock(p->queue_lock);
 	if (p->last_present == VK_ERROR_PRESENT_TIMING_QUEUE_FULL_EXT) {
@@ -328,7 +200,7 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 		none.presentStageQueries = 0;
 		pt.pTimingInfos = &none;
 		pi.waitSemaphoreCount = 0;
-		CHECK_VK(vkQueuePresentKHR(p->queue, &pi));
+		CHECK_VK(vkQueuePresentKHR(p->h.queue, &pi));
 	} else {
 		CHECK_VK(p->last_present);
 	}
@@ -337,17 +209,7 @@ static uint32_t frame(struct probe *p, uint64_t id, const VkPresentModeKHR *mode
 
 static void destroy(struct probe *p)
 {
-	vkDeviceWaitIdle(p->device);
-	for (uint32_t i = 0; i < MAX_IMAGES; i++) {
-		vkDestroySemaphore(p->device, p->acquired[i], NULL);
-		vkDestroySemaphore(p->device, p->rendered[i], NULL);
-		vkDestroyFence(p->device, p->done[i], NULL);
-	}
-	vkDestroyCommandPool(p->device, p->pool, NULL);
-	vkDestroySwapchainKHR(p->device, p->swapchain, NULL);
-	vkDestroyDevice(p->device, NULL);
-	vkDestroySurfaceKHR(p->instance, p->surface, NULL);
-	vkDestroyInstance(p->instance, NULL);
+	headless_close(&p->h);
 }
 
 /* Present wait: each wait returns only once that id's image is on screen; the Python side compares
@@ -363,14 +225,14 @@ static int scenario_present_wait(struct probe *p, int frames, bool v2)
 			VkPresentWait2InfoKHR wi = {.sType = VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR,
 			                            .presentId = wait_for,
 			                            .timeout = 1000000000};
-			CHECK_VK(p->WaitForPresent2KHR(p->device, p->swapchain, &wi));
+			CHECK_VK(p->WaitForPresent2KHR(p->h.device, p->h.swapchain, &wi));
 		} else {
-			CHECK_VK(p->WaitForPresentKHR(p->device, p->swapchain, wait_for, 1000000000));
+			CHECK_VK(p->WaitForPresentKHR(p->h.device, p->h.swapchain, wait_for, 1000000000));
 		}
 		printf("probe: waited id=%" PRIu64 " at=%" PRId64 "\n", wait_for, now_ns());
 	}
 	/* A wait for an id never presented times out. */
-	VkResult r = p->WaitForPresentKHR(p->device, p->swapchain, 1000000, 20000000);
+	VkResult r = p->WaitForPresentKHR(p->h.device, p->h.swapchain, 1000000, 20000000);
 	printf("probe: wait for unknown id: %d\n", r);
 	destroy(p);
 	return r == VK_TIMEOUT ? 0 : 1;
@@ -387,7 +249,7 @@ static int scenario_modes(struct probe *p, int frames)
 	uint64_t id = 1;
 
 	create_swapchain(p, VK_PRESENT_MODE_FIFO_LATEST_READY_KHR, 5);
-	CHECK_VK(vkCreateFence(p->device, &fci, NULL, &pf));
+	CHECK_VK(vkCreateFence(p->h.device, &fci, NULL, &pf));
 	for (int i = 0; i < frames; i++) {
 		const VkPresentModeKHR *mode = i < frames / 2       ? &latest
 		                               : i < frames * 3 / 4 ? &mailbox
@@ -396,14 +258,14 @@ static int scenario_modes(struct probe *p, int frames)
 			frame(p, id++, mode, VK_NULL_HANDLE);
 		/* The present fence signals once the display is done with the present's semaphores. */
 		frame(p, id, mode, pf);
-		CHECK_VK(vkWaitForFences(p->device, 1, &pf, VK_TRUE, 1000000000));
-		CHECK_VK(vkResetFences(p->device, 1, &pf));
-		CHECK_VK(p->WaitForPresentKHR(p->device, p->swapchain, id, 1000000000));
+		CHECK_VK(vkWaitForFences(p->h.device, 1, &pf, VK_TRUE, 1000000000));
+		CHECK_VK(vkResetFences(p->h.device, 1, &pf));
+		CHECK_VK(p->WaitForPresentKHR(p->h.device, p->h.swapchain, id, 1000000000));
 		id++;
 	}
 	printf("probe: modes done, last id %" PRIu64 "\n", id - 1);
-	CHECK_VK(vkDeviceWaitIdle(p->device));
-	vkDestroyFence(p->device, pf, NULL);
+	CHECK_VK(vkDeviceWaitIdle(p->h.device));
+	vkDestroyFence(p->h.device, pf, NULL);
 	destroy(p);
 	return 0;
 }
@@ -417,41 +279,42 @@ static int scenario_acquire(struct probe *p)
 	int bad = 0;
 
 	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
-	for (uint32_t i = 0; i < p->image_count; i++) {
-		CHECK_VK(vkCreateFence(p->device, &fci, NULL, &f[i]));
-		CHECK_VK(vkAcquireNextImageKHR(p->device, p->swapchain, 0, VK_NULL_HANDLE, f[i], &index[i]));
+	for (uint32_t i = 0; i < p->h.f.image_count; i++) {
+		CHECK_VK(vkCreateFence(p->h.device, &fci, NULL, &f[i]));
+		CHECK_VK(vkAcquireNextImageKHR(p->h.device, p->h.swapchain, 0, VK_NULL_HANDLE, f[i],
+		                               &index[i]));
 		/* Signalled without queue work, at once. */
-		CHECK_VK(vkWaitForFences(p->device, 1, &f[i], VK_TRUE, 0));
+		CHECK_VK(vkWaitForFences(p->h.device, 1, &f[i], VK_TRUE, 0));
 	}
 	uint32_t extra;
-	CHECK_VK(vkResetFences(p->device, 1, &f[0]));
-	VkResult r = vkAcquireNextImageKHR(p->device, p->swapchain, 0, VK_NULL_HANDLE, f[0], &extra);
+	CHECK_VK(vkResetFences(p->h.device, 1, &f[0]));
+	VkResult r = vkAcquireNextImageKHR(p->h.device, p->h.swapchain, 0, VK_NULL_HANDLE, f[0], &extra);
 	printf("probe: acquire with every image held, timeout 0: %d\n", r);
 	bad |= r != VK_NOT_READY;
 	int64_t t0 = now_ns();
-	r = vkAcquireNextImageKHR(p->device, p->swapchain, 20000000, VK_NULL_HANDLE, f[0], &extra);
+	r = vkAcquireNextImageKHR(p->h.device, p->h.swapchain, 20000000, VK_NULL_HANDLE, f[0], &extra);
 	int64_t waited = now_ns() - t0;
 	printf("probe: acquire with every image held, timeout 20 ms: %d after %.1f ms\n", r, waited / 1e6);
 	bad |= r != VK_TIMEOUT || waited < 20000000;
 
 	VkReleaseSwapchainImagesInfoKHR ri = {.sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_KHR,
-	                                      .swapchain = p->swapchain,
+	                                      .swapchain = p->h.swapchain,
 	                                      .imageIndexCount = 1,
 	                                      .pImageIndices = &index[1]};
-	CHECK_VK(p->ReleaseSwapchainImagesKHR(p->device, &ri));
-	CHECK_VK(vkResetFences(p->device, 1, &f[0]));
-	r = vkAcquireNextImageKHR(p->device, p->swapchain, 0, VK_NULL_HANDLE, f[0], &extra);
+	CHECK_VK(p->ReleaseSwapchainImagesKHR(p->h.device, &ri));
+	CHECK_VK(vkResetFences(p->h.device, 1, &f[0]));
+	r = vkAcquireNextImageKHR(p->h.device, p->h.swapchain, 0, VK_NULL_HANDLE, f[0], &extra);
 	printf("probe: acquire after release: %d, image %u (released %u)\n", r, extra, index[1]);
 	bad |= r != VK_SUCCESS || extra != index[1];
-	for (uint32_t i = 0; i < p->image_count; i++)
-		vkDestroyFence(p->device, f[i], NULL);
+	for (uint32_t i = 0; i < p->h.f.image_count; i++)
+		vkDestroyFence(p->h.device, f[i], NULL);
 	/* Every image is acquired and none presented: give them back before destroying. */
 	VkReleaseSwapchainImagesInfoKHR all = {.sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_KHR,
-	                                       .swapchain = p->swapchain,
-	                                       .imageIndexCount = p->image_count,
+	                                       .swapchain = p->h.swapchain,
+	                                       .imageIndexCount = p->h.f.image_count,
 	                                       .pImageIndices = index};
 	index[1] = extra;
-	CHECK_VK(p->ReleaseSwapchainImagesKHR(p->device, &all));
+	CHECK_VK(p->ReleaseSwapchainImagesKHR(p->h.device, &all));
 	destroy(p);
 	return bad;
 }
@@ -460,7 +323,7 @@ static void wait_idle_display(struct probe *p, uint64_t id)
 {
 	VkPresentWait2InfoKHR wi = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_WAIT_2_INFO_KHR, .presentId = id, .timeout = 1000000000};
-	CHECK_VK(p->WaitForPresent2KHR(p->device, p->swapchain, &wi));
+	CHECK_VK(p->WaitForPresent2KHR(p->h.device, p->h.swapchain, &wi));
 }
 
 /* A stage's clock read together with CLOCK_MONOTONIC: the display's time domain may be stage-local
@@ -479,7 +342,7 @@ static struct cal calibrate_stage(struct probe *p, PFN_vkGetCalibratedTimestamps
 	}
 	VkSwapchainCalibratedTimestampInfoEXT sci = {
 	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CALIBRATED_TIMESTAMP_INFO_EXT,
-	        .swapchain = p->swapchain,
+	        .swapchain = p->h.swapchain,
 	        .presentStage = stage,
 	        .timeDomainId = id};
 	VkCalibratedTimestampInfoKHR infos[2] = {
@@ -490,7 +353,7 @@ static struct cal calibrate_stage(struct probe *p, PFN_vkGetCalibratedTimestamps
 	         .timeDomain = domain},
 	};
 	uint64_t ts[2], deviation;
-	CHECK_VK(get(p->device, 2, infos, ts, &deviation));
+	CHECK_VK(get(p->h.device, 2, infos, ts, &deviation));
 	c.mono = (int64_t)ts[0];
 	c.stage = (int64_t)ts[1];
 	return c;
@@ -519,15 +382,15 @@ static int scenario_timing(struct probe *p)
 {
 	PFN_vkGetSwapchainTimingPropertiesEXT GetTiming =
 	        (PFN_vkGetSwapchainTimingPropertiesEXT)vkGetDeviceProcAddr(
-	                p->device, "vkGetSwapchainTimingPropertiesEXT");
+	                p->h.device, "vkGetSwapchainTimingPropertiesEXT");
 	PFN_vkGetSwapchainTimeDomainPropertiesEXT GetDomains =
 	        (PFN_vkGetSwapchainTimeDomainPropertiesEXT)vkGetDeviceProcAddr(
-	                p->device, "vkGetSwapchainTimeDomainPropertiesEXT");
+	                p->h.device, "vkGetSwapchainTimeDomainPropertiesEXT");
 	PFN_vkSetSwapchainPresentTimingQueueSizeEXT SetQueueSize =
 	        (PFN_vkSetSwapchainPresentTimingQueueSizeEXT)vkGetDeviceProcAddr(
-	                p->device, "vkSetSwapchainPresentTimingQueueSizeEXT");
+	                p->h.device, "vkSetSwapchainPresentTimingQueueSizeEXT");
 	PFN_vkGetPastPresentationTimingEXT GetPast = (PFN_vkGetPastPresentationTimingEXT)vkGetDeviceProcAddr(
-	        p->device, "vkGetPastPresentationTimingEXT");
+	        p->h.device, "vkGetPastPresentationTimingEXT");
 	if (!GetTiming || !GetDomains || !SetQueueSize || !GetPast) {
 		fprintf(stderr, "probe: present timing functions missing\n");
 		return 1;
@@ -538,9 +401,9 @@ static int scenario_timing(struct probe *p)
 	/* VK_KHR_calibrated_timestamps, which present timing requires, served on the driver's EXT. */
 	PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR GetDomainsKHR =
 	        (PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsKHR)vkGetInstanceProcAddr(
-	                p->instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
+	                p->h.instance, "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR");
 	PFN_vkGetCalibratedTimestampsKHR GetCalibrated =
-	        (PFN_vkGetCalibratedTimestampsKHR)vkGetDeviceProcAddr(p->device,
+	        (PFN_vkGetCalibratedTimestampsKHR)vkGetDeviceProcAddr(p->h.device,
 	                                                              "vkGetCalibratedTimestampsKHR");
 	if (!GetDomainsKHR || !GetCalibrated) {
 		fprintf(stderr, "probe: VK_KHR_calibrated_timestamps functions missing\n");
@@ -548,12 +411,12 @@ static int scenario_timing(struct probe *p)
 	}
 	VkTimeDomainKHR domains[8];
 	uint32_t domain_count = 8;
-	CHECK_VK(GetDomainsKHR(p->physical, &domain_count, domains));
+	CHECK_VK(GetDomainsKHR(p->h.physical, &domain_count, domains));
 	VkCalibratedTimestampInfoKHR cti = {.sType = VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_KHR,
 	                                    .timeDomain = VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR};
 	uint64_t stamp, deviation;
 	int64_t before = now_ns();
-	CHECK_VK(GetCalibrated(p->device, 1, &cti, &stamp, &deviation));
+	CHECK_VK(GetCalibrated(p->h.device, 1, &cti, &stamp, &deviation));
 	int64_t after = now_ns();
 	printf("probe: calibrated: %u domains, CLOCK_MONOTONIC within the call: %d\n", domain_count,
 	       (int64_t)stamp >= before && (int64_t)stamp <= after);
@@ -564,24 +427,24 @@ static int scenario_timing(struct probe *p)
 	uint64_t counter = 0;
 	/* "Some platforms may not provide timing properties until after at least one image has been
 	 * presented" (VK_NOT_READY): asked again after the first presents. */
-	VkResult props_result = GetTiming(p->device, p->swapchain, &tp, &counter);
+	VkResult props_result = GetTiming(p->h.device, p->h.swapchain, &tp, &counter);
 	if (props_result != VK_NOT_READY)
 		CHECK_VK(props_result);
 	VkTimeDomainKHR domain;
 	uint64_t domain_id;
 	VkSwapchainTimeDomainPropertiesEXT dp = {
 	        .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_TIME_DOMAIN_PROPERTIES_EXT};
-	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
+	CHECK_VK(GetDomains(p->h.device, p->h.swapchain, &dp, NULL));
 	dp.timeDomainCount = 1;
 	dp.pTimeDomains = &domain;
 	dp.pTimeDomainIds = &domain_id;
-	CHECK_VK(GetDomains(p->device, p->swapchain, &dp, NULL));
+	CHECK_VK(GetDomains(p->h.device, p->h.swapchain, &dp, NULL));
 	struct cal first[4], second[4];
 	for (uint32_t s = 0; s < 4; s++)
 		first[s] = calibrate_stage(p, GetCalibrated, domain, domain_id, 1u << s);
 
 	/* Four slots; the fifth present asking for stage times is refused. */
-	CHECK_VK(SetQueueSize(p->device, p->swapchain, 4));
+	CHECK_VK(SetQueueSize(p->h.device, p->h.swapchain, 4));
 	VkPresentTimingInfoEXT ti = {
 	        .sType = VK_STRUCTURE_TYPE_PRESENT_TIMING_INFO_EXT,
 	        .timeDomainId = domain_id,
@@ -600,7 +463,7 @@ static int scenario_timing(struct probe *p)
 	wait_idle_display(p, 5);
 	if (props_result == VK_NOT_READY) {
 		printf("probe: timing properties not ready before the first present\n");
-		CHECK_VK(GetTiming(p->device, p->swapchain, &tp, &counter));
+		CHECK_VK(GetTiming(p->h.device, p->h.swapchain, &tp, &counter));
 	}
 	printf("probe: refreshDuration=%" PRIu64 " refreshInterval=%" PRIu64 " domain=%d id=%" PRIu64 "\n",
 	       tp.refreshDuration, tp.refreshInterval, domain, domain_id);
@@ -619,12 +482,12 @@ static int scenario_timing(struct probe *p)
 			        .pPresentStages = stages[i]};
 		VkPastPresentationTimingInfoEXT pi = {
 		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT,
-		        .swapchain = p->swapchain};
+		        .swapchain = p->h.swapchain};
 		VkPastPresentationTimingPropertiesEXT pp = {
 		        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_PROPERTIES_EXT,
 		        .presentationTimingCount = 4 - got,
 		        .pPresentationTimings = past};
-		VkResult r = GetPast(p->device, &pi, &pp);
+		VkResult r = GetPast(p->h.device, &pi, &pp);
 		if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 			CHECK_VK(r);
 		for (uint32_t i = 0; i < pp.presentationTimingCount; i++) {
@@ -717,16 +580,16 @@ static void *submit_main(void *arg)
 	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
 	VkFence fence;
 
-	CHECK_VK(vkCreateFence(s->p->device, &fci, NULL, &fence));
+	CHECK_VK(vkCreateFence(s->p->h.device, &fci, NULL, &fence));
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&s->lock);
-		CHECK_VK(vkQueueSubmit(s->p->queue, 0, NULL, fence));
+		CHECK_VK(vkQueueSubmit(s->p->h.queue, 0, NULL, fence));
 		pthread_mutex_unlock(&s->lock);
-		CHECK_VK(vkWaitForFences(s->p->device, 1, &fence, VK_TRUE, UINT64_MAX));
-		CHECK_VK(vkResetFences(s->p->device, 1, &fence));
+		CHECK_VK(vkWaitForFences(s->p->h.device, 1, &fence, VK_TRUE, UINT64_MAX));
+		CHECK_VK(vkResetFences(s->p->h.device, 1, &fence));
 		s->submits++;
 	}
-	vkDestroyFence(s->p->device, fence, NULL);
+	vkDestroyFence(s->p->h.device, fence, NULL);
 	return NULL;
 }
 
@@ -757,7 +620,7 @@ static int scenario_alias(struct probe *p)
 {
 	create_swapchain(p, VK_PRESENT_MODE_FIFO_KHR, 3);
 	VkImageSwapchainCreateInfoKHR isci = {.sType = VK_STRUCTURE_TYPE_IMAGE_SWAPCHAIN_CREATE_INFO_KHR,
-	                                      .swapchain = p->swapchain};
+	                                      .swapchain = p->h.swapchain};
 	VkImageFormatListCreateInfo formats = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO,
 	                                       .pNext = &isci}; /* a node in front of the one removed */
 	VkImageCreateInfo ci = {
@@ -765,7 +628,7 @@ static int scenario_alias(struct probe *p)
 	        .pNext = &formats,
 	        .imageType = VK_IMAGE_TYPE_2D,
 	        .format = VK_FORMAT_B8G8R8A8_UNORM,
-	        .extent = {p->extent.width, p->extent.height, 1},
+	        .extent = {p->h.extent.width, p->h.extent.height, 1},
 	        .mipLevels = 1,
 	        .arrayLayers = 1,
 	        .samples = VK_SAMPLE_COUNT_1_BIT,
@@ -775,22 +638,22 @@ static int scenario_alias(struct probe *p)
 	        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
 	};
 	VkImage image;
-	CHECK_VK(vkCreateImage(p->device, &ci, NULL, &image));
+	CHECK_VK(vkCreateImage(p->h.device, &ci, NULL, &image));
 	/* (vkGetDeviceImageMemoryRequirements may not see VkImageSwapchainCreateInfoKHR: VUID-06416.) */
 	VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
 	VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2,
 	                                     .image = image};
-	vkGetImageMemoryRequirements2(p->device, &ri, &req);
+	vkGetImageMemoryRequirements2(p->h.device, &ri, &req);
 	VkBindImageMemorySwapchainInfoKHR bsi = {
 	        .sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR,
-	        .swapchain = p->swapchain,
+	        .swapchain = p->h.swapchain,
 	        .imageIndex = 1};
 	VkBindImageMemoryInfo bi = {
 	        .sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO, .pNext = &bsi, .image = image};
-	CHECK_VK(vkBindImageMemory2(p->device, 1, &bi));
+	CHECK_VK(vkBindImageMemory2(p->h.device, 1, &bi));
 	printf("probe: alias image created (%" PRIu64 " bytes) and bound to swapchain image 1\n",
 	       (uint64_t)req.memoryRequirements.size);
-	vkDestroyImage(p->device, image, NULL);
+	vkDestroyImage(p->h.device, image, NULL);
 	destroy(p);
 	return req.memoryRequirements.size ? 0 : 1;
 }

@@ -29,6 +29,38 @@
 #define GPU_OFFSET_NS 123456789012ll /* 123.46 s */
 #define GPU_DRIFT_PPB 3000           /* 3 ppm */
 
+/* Mesa's stages: the queue's work done and the first pixel out. */
+#define MESA_STAGES                                                                                          \
+	(VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT | VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT)
+
+/* Mesa's Wayland WSI, with or without the protocols for absolute targets. */
+#define MESA_WAYLAND                                                                                         \
+	.domains = VD_DOMAINS_STAGE_LOCAL, .stages = MESA_STAGES, .refresh = VD_REFRESH_WAYLAND,             \
+	.modes = WAYLAND_MODES, .leak_failed_slot = true, .fail_retired = true, .report_quantum_ns = 1,      \
+	.clock = {{GPU_OFFSET_NS, GPU_DRIFT_PPB}}
+
+/* Mostly assumed (README): one swapchain clock for every stage (5 h, +10 ppm), offered as a
+ * swapchain-local and a stage-local domain; absolute targets only, as vkd3d-proton's logs show on
+ * NVIDIA's Wayland WSI; VK_NV_low_latency2 from driver 545.23.06 on (NVIDIA's note in dxvk-nvapi
+ * PR #147, 2023-10-17). Where a profile's surfaces take no present timing, .stages is what one
+ * with it would report. */
+#define NVIDIA                                                                                               \
+	.domains = VD_DOMAINS_STAGE_AND_SWAPCHAIN, .stage_domain_id = 0, .swapchain_domain_id = 1,           \
+	.stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |                                            \
+	          VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |                                                \
+	          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,                                            \
+	.absolute = true, .refresh = VD_REFRESH_EXACT, .fifo_latest_ready = true, .low_latency2 = true,      \
+	.report_quantum_ns = 1,                                                                              \
+	.clock = {                                                                                           \
+	        {18000567891234ll, 10000},                                                                   \
+	        {18000567891234ll, 10000},                                                                   \
+	        {18000567891234ll, 10000},                                                                   \
+	        {18000567891234ll, 10000},                                                                   \
+	}
+#define NVIDIA_MODES                                                                                         \
+	(VD_MODE_BIT(VD_MODE_MAILBOX) | VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY) | VD_MODE_BIT(VD_MODE_FIFO) | \
+	 VD_MODE_BIT(VD_MODE_IMMEDIATE))
+
 static const struct vd_profile profiles[] = {
         {
                 /* Conformant, and as unlike CLOCK_MONOTONIC as the spec allows: every stage on
@@ -56,8 +88,7 @@ static const struct vd_profile profiles[] = {
         {
                 .name = "mesa-x11",
                 .domains = VD_DOMAINS_STAGE_LOCAL,
-                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
+                .stages = MESA_STAGES,
                 .absolute = true,
                 .relative = true,
                 .refresh = VD_REFRESH_X11,
@@ -69,31 +100,9 @@ static const struct vd_profile profiles[] = {
                 .report_jitter_ns = 8000,
                 .clock = {{GPU_OFFSET_NS, GPU_DRIFT_PPB}},
         },
-        {
-                .name = "mesa-wayland",
-                .domains = VD_DOMAINS_STAGE_LOCAL,
-                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
-                .absolute = true, /* commit-timing-v1 and fifo-v1 */
-                .refresh = VD_REFRESH_WAYLAND,
-                .modes = WAYLAND_MODES,
-                .leak_failed_slot = true,
-                .fail_retired = true,
-                .report_quantum_ns = 1,
-                .clock = {{GPU_OFFSET_NS, GPU_DRIFT_PPB}},
-        },
-        {
-                .name = "mesa-wayland-basic",
-                .domains = VD_DOMAINS_STAGE_LOCAL,
-                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
-                .refresh = VD_REFRESH_WAYLAND,
-                .modes = WAYLAND_MODES,
-                .leak_failed_slot = true,
-                .fail_retired = true,
-                .report_quantum_ns = 1,
-                .clock = {{GPU_OFFSET_NS, GPU_DRIFT_PPB}},
-        },
+        /* With commit-timing-v1 and fifo-v1: absolute targets. */
+        {.name = "mesa-wayland", MESA_WAYLAND, .absolute = true},
+        {.name = "mesa-wayland-basic", MESA_WAYLAND},
         {
                 .name = "xwayland",
                 .domains = VD_DOMAINS_STAGE_LOCAL,
@@ -109,81 +118,14 @@ static const struct vd_profile profiles[] = {
                 .eager_max_ns = 3000000, /* 3 ms */
                 .clock = {{GPU_OFFSET_NS, GPU_DRIFT_PPB}},
         },
-        {
-                /* Mostly assumed (README): one swapchain clock for every stage, offered as a
-                 * swapchain-local and a stage-local domain; absolute targets only, as vkd3d-proton's
-                 * logs show on NVIDIA's Wayland WSI. */
-                .name = "nvidia",
-                .domains = VD_DOMAINS_STAGE_AND_SWAPCHAIN,
-                .stage_domain_id = 0,
-                .swapchain_domain_id = 1,
-                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-                          VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
-                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
-                .absolute = true,
-                .refresh = VD_REFRESH_EXACT,
-                .fifo_latest_ready = true,
-                /* From driver 545.23.06 on (NVIDIA's note in dxvk-nvapi PR #147, 2023-10-17). */
-                .low_latency2 = true,
-                .modes = VD_MODE_BIT(VD_MODE_MAILBOX) | VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY) |
-                         VD_MODE_BIT(VD_MODE_FIFO) | VD_MODE_BIT(VD_MODE_IMMEDIATE),
-                .report_quantum_ns = 1,
-                .clock =
-                        {
-                                {18000567891234ll, 10000}, /* 5 h, +10 ppm, all stages */
-                                {18000567891234ll, 10000},
-                                {18000567891234ll, 10000},
-                                {18000567891234ll, 10000},
-                        },
-        },
-        {
-                /* NVIDIA on XWayland (README.md [N6]): the device lists VK_EXT_present_timing but
-                 * no surface supports it ("NVIDIA does not support present timing on Xwayland at
-                 * all"); no FIFO_RELAXED; present wait and VK_NV_low_latency2 as on Wayland. */
-                .name = "nvidia-xwayland",
-                .domains = VD_DOMAINS_STAGE_AND_SWAPCHAIN,
-                .stage_domain_id = 0,
-                .swapchain_domain_id = 1,
-                /* What a surface with present timing would report: none here does. */
-                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-                          VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
-                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
-                .absolute = true,
-                .no_surface_timing = true,
-                .refresh = VD_REFRESH_EXACT,
-                .fifo_latest_ready = true,
-                .low_latency2 = true,
-                .modes = VD_MODE_BIT(VD_MODE_MAILBOX) | VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY) |
-                         VD_MODE_BIT(VD_MODE_FIFO) | VD_MODE_BIT(VD_MODE_IMMEDIATE),
-                .report_quantum_ns = 1,
-                .clock = {{18000567891234ll, 10000},
-                          {18000567891234ll, 10000},
-                          {18000567891234ll, 10000},
-                          {18000567891234ll, 10000}},
-        },
-        {
-                /* NVIDIA on native X11 (README.md [N7]): present timing there is not confirmed by
-                 * any source, so its surfaces take none; FIFO_RELAXED assumed listed. */
-                .name = "nvidia-x11",
-                .domains = VD_DOMAINS_STAGE_AND_SWAPCHAIN,
-                .stage_domain_id = 0,
-                .swapchain_domain_id = 1,
-                /* What a surface with present timing would report: none here does. */
-                .stages = VK_PRESENT_STAGE_QUEUE_OPERATIONS_END_BIT_EXT |
-                          VK_PRESENT_STAGE_REQUEST_DEQUEUED_BIT_EXT |
-                          VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_OUT_BIT_EXT,
-                .absolute = true,
-                .no_surface_timing = true,
-                .refresh = VD_REFRESH_EXACT,
-                .fifo_latest_ready = true,
-                .low_latency2 = true,
-                .modes = ALL_MODES,
-                .report_quantum_ns = 1,
-                .clock = {{18000567891234ll, 10000},
-                          {18000567891234ll, 10000},
-                          {18000567891234ll, 10000},
-                          {18000567891234ll, 10000}},
-        },
+        {.name = "nvidia", NVIDIA, .modes = NVIDIA_MODES},
+        /* NVIDIA on XWayland (README.md [N6]): the device lists VK_EXT_present_timing but no
+         * surface supports it ("NVIDIA does not support present timing on Xwayland at all"); no
+         * FIFO_RELAXED; present wait and VK_NV_low_latency2 as on Wayland. */
+        {.name = "nvidia-xwayland", NVIDIA, .no_surface_timing = true, .modes = NVIDIA_MODES},
+        /* NVIDIA on native X11 (README.md [N7]): present timing there is not confirmed by any
+         * source, so its surfaces take none; FIFO_RELAXED assumed listed. */
+        {.name = "nvidia-x11", NVIDIA, .no_surface_timing = true, .modes = ALL_MODES},
         {
                 /* The display before profiles: CLOCK_MONOTONIC for everything. */
                 .name = "monotonic",

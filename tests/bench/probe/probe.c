@@ -27,6 +27,9 @@
 #include <time.h>
 #include <vulkan/vk_layer.h>
 
+#include "../../test_layer.h"
+#include "plumbing.h"
+
 #define PROBE_EXPORT __attribute__((visibility("default")))
 
 #ifdef PROBE_BELOW
@@ -177,11 +180,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL probe_CreateInstance(const VkInstanceCreat
 	VkLayerInstanceCreateInfo *link = NULL;
 	struct probe_instance *slot;
 
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext)
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-		    ((const VkLayerInstanceCreateInfo *)s)->function == VK_LAYER_LINK_INFO)
-			/* The loader's own struct, which the layer interface requires us to advance. */
-			link = (VkLayerInstanceCreateInfo *)s;
+	/* The loader's own struct, which the layer interface requires us to advance. */
+	link = lowlat_find_instance_link(info);
 	if (!link || !link->u.pLayerInfo)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
@@ -244,10 +244,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL probe_CreateDevice(VkPhysicalDevice physic
 	struct probe_instance *inst;
 	struct probe_device *slot;
 
-	for (const VkBaseInStructure *s = info->pNext; s; s = s->pNext)
-		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-		    ((const VkLayerDeviceCreateInfo *)s)->function == VK_LAYER_LINK_INFO)
-			link = (VkLayerDeviceCreateInfo *)s;
+	link = lowlat_find_device_link(info);
 	if (!link || !link->u.pLayerInfo)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
@@ -412,13 +409,5 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL probe_GetInstanceProcAddr(VkInst
 PROBE_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
 vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *negotiate)
 {
-	if (!negotiate || negotiate->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT ||
-	    negotiate->loaderLayerInterfaceVersion < 2)
-		return VK_ERROR_INITIALIZATION_FAILED;
-	/* Version 2 is the first that passes Get*ProcAddr through this struct; nothing later is used. */
-	negotiate->loaderLayerInterfaceVersion = 2;
-	negotiate->pfnGetInstanceProcAddr = probe_GetInstanceProcAddr;
-	negotiate->pfnGetDeviceProcAddr = probe_GetDeviceProcAddr;
-	negotiate->pfnGetPhysicalDeviceProcAddr = NULL;
-	return VK_SUCCESS;
+	return negotiate_version_2(negotiate, probe_GetInstanceProcAddr, probe_GetDeviceProcAddr);
 }
