@@ -28,12 +28,7 @@ base=anti-lag-$mode-$cap-$max_fps-$grid
 name=$base
 frames=200
 
-found=
-IFS=: read -ra dirs <<<"${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
-for dir in "${dirs[@]}" /etc; do
-	[ ! -e "$dir/vulkan/implicit_layer.d/VkLayer_MESA_anti_lag.json" ] || found=1
-done
-if [ -z "$found" ]; then
+if ! implicit_layer_installed VkLayer_MESA_anti_lag.json; then
 	echo "$name: skipped: Mesa's anti-lag layer (VkLayer_MESA_anti_lag.json) is not installed"
 	exit 77
 fi
@@ -49,10 +44,8 @@ fi
 # The run and its checks; returns 2 when the game thread's rate is outside its bounds.
 run_and_check() {
 	name=$base
-	export LOWLAT_LOG_DIR="$e2e_tmp/$name.logs" LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
-	run_validated "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
+	run_latency_sleep_app "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
 	out="$e2e_tmp/$name.out"
-	grep '^latency_sleep: ' "$out"
 	order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
 	[[ $order == *VK_LAYER_LOWLAT_vdisplay*VK_LAYER_MESA_anti_lag*VK_LAYER_KHRONOS_validation*VK_LAYER_LOWLAT_limiter* ]] ||
 		fail "$name: expected lowlat > validation > Mesa anti-lag > virtual display, the loader inserted (bottom up): $order"

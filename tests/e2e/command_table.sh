@@ -40,12 +40,7 @@ vdisplay-nvidia)
 	args=(--headless)
 	;;
 anti-lag)
-	found=
-	IFS=: read -ra dirs <<<"${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
-	for dir in "${dirs[@]}" /etc; do
-		[ ! -e "$dir/vulkan/implicit_layer.d/VkLayer_MESA_anti_lag.json" ] || found=1
-	done
-	if [ -z "$found" ]; then
+	if ! implicit_layer_installed VkLayer_MESA_anti_lag.json; then
 		echo "$name: skipped: Mesa's anti-lag layer (VkLayer_MESA_anti_lag.json) is not installed"
 		exit 77
 	fi

@@ -208,3 +208,17 @@ dxvk_test() {
 	[ "$rc" = 0 ] || fail "$name: the cap did not hold"
 	check_late_start "$name"
 }
+
+# check_latency_sleep_nv NAME: in $e2e_tmp/NAME.out, lowlat provided VK_NV_low_latency2 (DXVK
+# enables it only with present ids), a swapchain got the wait point "latency-sleep", and lowlat
+# paced all but 10 of the program's sleeps.
+check_latency_sleep_nv() {
+	local name=$1 out="$e2e_tmp/$1.out" paced
+	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
+		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
+	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
+		fail "$name: no swapchain got the wait point \"latency-sleep\""
+	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
+	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
+	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
+}

@@ -42,7 +42,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vdlog  # noqa: E402
-from e2e_lowlat import SKIP, Fail, arg_parser, cannot_run, check_run, lowlat_env, run_judged  # noqa: E402
+from e2e_lowlat import Fail, arg_parser, check_run, lowlat_env, run_main  # noqa: E402
 
 WITHHOLD = "VK_EXT_present_timing,VK_KHR_present_wait,VK_KHR_present_wait2"
 # How late a release may wake before a miss is lowlat's: sleeps on this shared VM overshoot up to
@@ -229,11 +229,7 @@ def main():
                     help="with --gpu-fill-mb: the most frames not ready by their planned refresh")
     ap.add_argument("--warmup", type=int, default=40,
                     help="frames not judged: the lead is at least a refresh until 32 were measured")
-    args = ap.parse_args()
-
-    if cannot_run():
-        return SKIP
-    return run_judged(run_once, args)
+    return run_main(ap, run_once)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
 import e2e_modes  # noqa: E402
 
-SKIP = 77
 Fail = e2e_lowlat.Fail
 
 
@@ -147,11 +146,7 @@ def main():
     ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
                                                         "wait-stall"])
     ap.add_argument("--frames", type=int, default=400)
-    args = ap.parse_args()
-
-    if e2e_lowlat.cannot_run():
-        return SKIP
-    return e2e_lowlat.run_judged(run_once, args)
+    return e2e_lowlat.run_main(ap, run_once)
 
 
 def run_once(args):

@@ -24,7 +24,6 @@ checks assume FIFO.
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -224,11 +223,7 @@ def main():
         fail("validation messages:\n" + text[:4000])
     else:
         print("validation: clean")
-    if failures:
-        print(f"{len(failures)} failure(s); files kept in {tmp}")
-        return 1
-    shutil.rmtree(tmp)
-    return 0
+    return vdlog.finish(failures, tmp)
 
 
 if __name__ == "__main__":
