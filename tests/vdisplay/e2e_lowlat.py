@@ -178,7 +178,7 @@ def run_once(args):
     if args.no_latest_ready:
         if len(modes) != 1 or "present mode FIFO (" not in modes[0] or "fifo_latest_ready" not in modes[0].lower():
             raise Fail(f"expected one present-mode line saying FIFO, for want of FIFO_LATEST_READY, got {modes}")
-    elif len(modes) != 1 or "FIFO_LATEST_READY while lowlat caps" not in modes[0]:
+    elif len(modes) != 1 or "present_mode auto: FIFO_LATEST_READY" not in modes[0]:
         raise Fail(f"expected one present-mode line saying FIFO_LATEST_READY while capping, got {modes}")
     paced_mode = "FIFO" if args.no_latest_ready else "FIFO_LATEST_READY"
 
