@@ -28,12 +28,7 @@ base=anti-lag-$mode-$cap-$max_fps-$grid
 name=$base
 frames=200
 
-found=
-IFS=: read -ra dirs <<<"${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
-for dir in "${dirs[@]}" /etc; do
-	[ ! -e "$dir/vulkan/implicit_layer.d/VkLayer_MESA_anti_lag.json" ] || found=1
-done
-if [ -z "$found" ]; then
+if ! implicit_layer_installed VkLayer_MESA_anti_lag.json; then
 	echo "$name: skipped: Mesa's anti-lag layer (VkLayer_MESA_anti_lag.json) is not installed"
 	exit 77
 fi
@@ -49,14 +44,12 @@ fi
 # The run and its checks; returns 2 when the game thread's rate is outside its bounds.
 run_and_check() {
 	name=$base
-	export LOWLAT_LOG_DIR="$e2e_tmp/$name.logs" LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
-	run_validated "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
+	run_latency_sleep_app "$name" "$app" "$mode" "$frames" "$max_fps" "$e2e_tmp/$name.starts"
 	out="$e2e_tmp/$name.out"
-	grep '^latency_sleep: ' "$out"
 	order=$(grep -o 'Insert instance layer "[A-Za-z_]*"' "$out" | sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
 	[[ $order == *VK_LAYER_LOWLAT_vdisplay*VK_LAYER_MESA_anti_lag*VK_LAYER_KHRONOS_validation*VK_LAYER_LOWLAT_limiter* ]] ||
 		fail "$name: expected lowlat > validation > Mesa anti-lag > virtual display, the loader inserted (bottom up): $order"
-	grep -qF 'lowlat: VK_AMD_anti_lag enabled by the app' "$out" || fail "$name: lowlat did not see VK_AMD_anti_lag enabled"
+	grep -qF 'lowlat: VK_AMD_anti_lag enabled' "$out" || fail "$name: lowlat did not see VK_AMD_anti_lag enabled"
 	[ "$(grep -c 'lowlat: swapchain 64x64: wait point "anti-lag"' "$out")" = 1 ] ||
 		fail "$name: the swapchain did not get the wait point \"anti-lag\", said once"
 
@@ -72,13 +65,13 @@ run_and_check() {
 	[[ $summary == *"wait point \"anti-lag\": $calls sleeps, $paced paced"* ]] ||
 		fail "$name: lowlat's summary does not count $calls input calls, $paced paced: $summary"
 	if [ "$max_fps" != 0 ]; then
-		want="lowlat's lower cap is the one limiter"
-		[ -z "$app_rules" ] || want="lowlat adds no cap of its own"
-		grep -q "the app limits its own frame rate (maxFPS $max_fps); $want" "$out" ||
+		want="lower cap"
+		[ -z "$app_rules" ] || want="no cap"
+		grep -F "(maxFPS $max_fps); " "$out" | grep -qF "$want" ||
 			fail "$name: no line saying which of the two limiters rules ($want)"
 	fi
 	if [ "$mode" = antilag-off ]; then
-		grep -q 'lowlat: swapchain 64x64: wait point "present" again (the app turned anti-lag off)' "$out" ||
+		grep -q 'lowlat: swapchain 64x64: wait point "present" again (.*anti-lag' "$out" ||
 			fail "$name: lowlat did not give the wait back to the present when the app turned anti-lag off"
 	fi
 

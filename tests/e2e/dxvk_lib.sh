@@ -92,7 +92,7 @@ check_dxvk_run() {
 		fail "$name: no summary line for $dxvk_frames frames from the program"
 	grep -qF "lowlat: active in \"$app\" (engine \"DXVK\")" "$out" ||
 		fail "$name: lowlat did not see app \"$app\" with engine \"DXVK\"; it saw: $(grep '^lowlat: active in' "$out" | tr '\n' ' ')"
-	grep -qF "lowlat: config: game \"$app\" from the DXVK/vkd3d application name;" "$out" ||
+	grep -F "lowlat: config: game \"$app\" from " "$out" | grep -qF 'DXVK/vkd3d' ||
 		fail "$name: lowlat's game key is not \"$app\" from DXVK's application name; it said: $(grep '^lowlat: config: game' "$out" | tr '\n' ' ')"
 	[ "$(summary_presents "$out" | wc -l)" -ge 1 ] ||
 		fail "$name: lowlat printed no swapchain summary, so its hooks never ran"
@@ -207,4 +207,18 @@ dxvk_test() {
 	[ "$rc" = 2 ] && fail "$name: the cap: outside the bounds (above)"
 	[ "$rc" = 0 ] || fail "$name: the cap did not hold"
 	check_late_start "$name"
+}
+
+# check_latency_sleep_nv NAME: in $e2e_tmp/NAME.out, lowlat provided VK_NV_low_latency2 (DXVK
+# enables it only with present ids), a swapchain got the wait point "latency-sleep", and lowlat
+# paced all but 10 of the program's sleeps.
+check_latency_sleep_nv() {
+	local name=$1 out="$e2e_tmp/$1.out" paced
+	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat' "$out" ||
+		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
+	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
+		fail "$name: no swapchain got the wait point \"latency-sleep\""
+	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
+	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
+	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
 }

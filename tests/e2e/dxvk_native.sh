@@ -86,12 +86,14 @@ export DXVK_WSI_DRIVER=SDL2 SDL_VIDEODRIVER=x11
 dxvk_test "$name" "$(basename "$program")" "${wrapper[@]}" "$program"
 out="$e2e_tmp/$name.out"
 if [ -z "$mode" ]; then
-	grep -qF 'lowlat: DXVK runs at its default frame latency, so lowlat'"'"'s wait reaches its game thread only frames later; run the game as `lowlat %command%`, or set DXVK_CONFIG="dxvk.latencySleep = True; dxgi.maxFrameLatency = 1; d3d9.maxFrameLatency = 1"' "$out" ||
+	# The hint is the line with the fix: the wrapper, or the settings it makes.
+	fix='DXVK_CONFIG="dxvk.latencySleep = True; dxgi.maxFrameLatency = 1; d3d9.maxFrameLatency = 1"'
+	grep -F "$fix" "$out" | grep -qF '`lowlat %command%`' ||
 		fail "$name: lowlat did not say that DXVK runs at its default frame latency, with the fix"
-	[ "$(grep -c 'DXVK runs at its default frame latency' "$out")" = 1 ] || fail "$name: the latency hint came more than once"
+	[ "$(grep -cF "$fix" "$out")" = 1 ] || fail "$name: the latency hint came more than once"
 fi
 if [ "$mode" = own-limiter ]; then
-	grep -qF 'lowlat: DXVK limits its own frame rate (dxgi.maxFrameRate = 45 in DXVK_CONFIG); lowlat adds no cap of its own (stack_limiters: false)' "$out" ||
+	grep -F 'lowlat: DXVK limits its own frame rate (dxgi.maxFrameRate = 45 in DXVK_CONFIG)' "$out" | grep -qF '(stack_limiters: false)' ||
 		fail "$name: lowlat did not say it adds no cap over DXVK's own limiter"
 	grep '^lowlat: swapchain .* presents in ' "$out" | grep -qv 'limiter off' &&
 		fail "$name: a swapchain summary shows lowlat's limiter on over DXVK's own"
@@ -151,11 +153,5 @@ PY
 		fail "$name: frames start too early for their first pixel"
 fi
 if [ "$mode" = latency-sleep-nv ]; then
-	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
-		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
-	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
-		fail "$name: no swapchain got the wait point \"latency-sleep\""
-	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
-	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
-	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
+	check_latency_sleep_nv "$name"
 fi

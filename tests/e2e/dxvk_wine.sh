@@ -124,12 +124,5 @@ if [ "$mode" = latency-sleep-nv ]; then
 fi
 dxvk_test "$name" "$(basename "$exe")" "${wrapper[@]}" wine "$exe"
 if [ "$mode" = latency-sleep-nv ]; then
-	out="$e2e_tmp/$name.out"
-	grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
-		fail "$name: lowlat did not provide VK_NV_low_latency2 (did DXVK enable it?)"
-	grep -q 'lowlat: swapchain [0-9x]*: wait point "latency-sleep"' "$out" ||
-		fail "$name: no swapchain got the wait point \"latency-sleep\""
-	paced=$(grep -o 'wait point "latency-sleep": [0-9]* sleeps, [0-9]* paced' "$out" | awk '{ n += $(NF - 1) } END { print n + 0 }')
-	echo "$name: lowlat paced $paced of the program's sleeps in vkLatencySleepNV"
-	[ "$paced" -ge $((dxvk_frames - 10)) ] || fail "$name: only $paced sleeps paced for $dxvk_frames frames"
+	check_latency_sleep_nv "$name"
 fi

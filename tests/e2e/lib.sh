@@ -113,6 +113,28 @@ require_probes_around_lowlat() {
 	esac
 }
 
+# run_latency_sleep_app NAME APP ARGS...: tests/apps/latency_sleep.c through run_validated, lowlat's
+# present log in $e2e_tmp/NAME.logs and the virtual display's record in $e2e_tmp/NAME.truth; prints
+# the app's own lines from its output ($e2e_tmp/NAME.out).
+run_latency_sleep_app() {
+	local name=$1
+	shift
+	export LOWLAT_LOG_DIR="$e2e_tmp/$name.logs" LOWLAT_VDISPLAY_LOG="$e2e_tmp/$name.truth"
+	run_validated "$name" "$@"
+	grep '^latency_sleep: ' "$e2e_tmp/$name.out"
+}
+
+# implicit_layer_installed FILE: whether the loader finds the implicit layer manifest FILE where
+# it looks for the system's (the XDG data directories, /etc).
+implicit_layer_installed() {
+	local dir dirs
+	IFS=: read -ra dirs <<<"${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+	for dir in "${dirs[@]}" /etc; do
+		[ ! -e "$dir/vulkan/implicit_layer.d/$1" ] || return 0
+	done
+	return 1
+}
+
 # run_validated NAME COMMAND...: run COMMAND with lowlat enabled and validation below it, then check
 # that it exited 0, that the chain really was validation below lowlat, and that validation said
 # nothing (errors and warnings, synchronization validation included). Output is kept in

@@ -24,12 +24,12 @@ mapfile -t levels < <(grep '^lowlat: .*pacing level' "$out")
 [ "${#levels[@]}" = 1 ] || fail "expected one 'pacing level' line, got ${#levels[@]}: ${levels[*]}"
 echo "${levels[0]}"
 case ${levels[0]} in
-'lowlat: swapchain '*': pacing level "cpu" (fallback from "timing": '*"; from \"drm\": no DRM primary node (card*) in $nodri)") ;;
+'lowlat: swapchain '*': pacing level "cpu" (fallback from "timing": '*'; from "drm": '*" $nodri)") ;;
 *) fail "the swapchain did not fall back past \"drm\" to \"cpu\" with both reasons: ${levels[0]}" ;;
 esac
 
 # The latency-frames cap (1 while lowlat caps) needs to know when a frame was shown: said not kept.
-grep -q '^lowlat: swapchain .*: max_latency_frames 1 is not kept on level "cpu": nothing reports when its frames are shown' "$out" ||
+grep -q '^lowlat: swapchain .*: max_latency_frames 1 is not kept on level "cpu"' "$out" ||
 	fail "no line saying max_latency_frames is not kept on the \"cpu\" level"
 
 line=$(grep '^lowlat: swapchain .* presents in ' "$out" | tail -n 1) || true

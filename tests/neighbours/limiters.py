@@ -95,27 +95,29 @@ def main():
                 fail(f"{name}: vkcube exited {p.returncode}:\n{p.stdout[-1500:]}")
             elif said is None and lines:
                 fail(f"{name}: lowlat said {lines}, expected nothing")
-            elif said is not None and lines != ["lowlat: " + said]:
-                fail(f"{name}: lowlat said {lines}, expected [{'lowlat: ' + said!r}]")
+            elif said is not None and (len(lines) != 1 or not all(w in lines[0] for w in said)):
+                fail(f"{name}: lowlat said {lines}, expected one line with {said!r}")
             if not t:
                 fail(f"{name}: the probe recorded nothing")
             elif got > rate * 1.02 or got < rate * 0.9:
                 fail(f"{name}: {got:.2f} fps, not the {rate} fps of the limiter that should rule")
 
-        no_cap = "lowlat adds no cap of its own (stack_limiters: false)"
+        # What lowlat says is matched by its values: where MangoHud's limit came from, whether
+        # lowlat's cap stacks (stack_limiters), and the cap.
+        no_cap = "(stack_limiters: false)"
         files({})
         case("MANGOHUD_CONFIG", {"MANGOHUD_CONFIG": "no_display,fps_limit=30"},
-             f"MangoHud limits the frame rate (fps_limit=30 in MANGOHUD_CONFIG); {no_cap}", 30)
+             ("(fps_limit=30 in MANGOHUD_CONFIG); ", no_cap), 30)
         case("MANGOHUD_FPS_LIMIT", {"MANGOHUD_CONFIG": "no_display", "MANGOHUD_FPS_LIMIT": "30"},
-             f"MangoHud limits the frame rate (MANGOHUD_FPS_LIMIT=30); {no_cap}", 30)
+             ("(MANGOHUD_FPS_LIMIT=30); ", no_cap), 30)
         own = os.path.join(tmp, "own.conf")
         with open(own, "w") as f:
             f.write("no_display\nfps_limit = 30\n")
         case("MANGOHUD_CONFIGFILE", {"MANGOHUD_CONFIGFILE": own},
-             f"MangoHud limits the frame rate (fps_limit=30 in {own}); {no_cap}", 30)
+             (f"(fps_limit=30 in {own}); ", no_cap), 30)
         files({"vkcube.conf": "no_display\nfps_limit=30\n"})
         case("vkcube.conf", {},
-             f"MangoHud limits the frame rate (fps_limit=30 in {mh_dir}/vkcube.conf); {no_cap}", 30)
+             (f"(fps_limit=30 in {mh_dir}/vkcube.conf); ", no_cap), 30)
         files({"MangoHud.conf": "fps_limit=30\n", "vkcube.conf": "no_display\n"})
         case("MangoHud.conf beside a vkcube.conf without a limit", {}, None, 60)
         files({"MangoHud.conf": "no_display\nfps_limit=30\n"})
@@ -123,8 +125,7 @@ def main():
         files({})
         case("stack_limiters", {"MANGOHUD_CONFIG": "no_display,fps_limit=30", "LOWLAT_FPS": "20",
                                 "LOWLAT_STACK_LIMITERS": "true"},
-             "MangoHud limits the frame rate (fps_limit=30 in MANGOHUD_CONFIG); lowlat's cap of 20 fps applies "
-             "as well (stack_limiters: true): the lower one rules", 20, frames=60)
+             ("(fps_limit=30 in MANGOHUD_CONFIG); ", "20 fps", "(stack_limiters: true)"), 20, frames=60)
         case("MangoHud not enabled", {"MANGOHUD": None, "MANGOHUD_CONFIG": "fps_limit=30"}, None, 60)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

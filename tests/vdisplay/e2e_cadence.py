@@ -27,9 +27,7 @@ pace on the "timing" level, and the validation layer stays silent.
 import os
 import csv
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -47,16 +45,9 @@ MISSED = re.compile(r"(\d+) frames missed the refresh they were planned for; rel
 
 
 def run(args, fps, tmp):
-    os.makedirs(tmp)
-    env = e2e_lowlat.lowlat_env(args, tmp, fps)
-    cmd = [args.frame_cost, "--frames", str(FRAMES), "--cost-us", "2000", "--stall-every", str(STALL_EVERY),
-           "--stall-us", str(STALL_US), "--csv", os.path.join(tmp, "app.csv")]
-    print(f"{' '.join(cmd)} at {fps} fps on {args.hz} Hz; logs in {tmp}")
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
-    levels = [ln for ln in lines if "pacing level" in ln]
-    if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
-        raise Fail(f"expected one 'pacing level \"timing\"' line, got {levels}")
+    lines, levels = e2e_lowlat.run_frame_cost(args, tmp, fps, FRAMES, app_args=(
+        "--stall-every", str(STALL_EVERY), "--stall-us", str(STALL_US)))
+    e2e_lowlat.check_one_level(levels, "timing")
     return [m for m in map(MISSED.search, lines) if m]
 
 
@@ -85,52 +76,50 @@ def lead_rise_us(lead, before, after):
             statistics.median(lead[f] for f in before if f in lead)) / 1000
 
 
+def check_caps(args, tmp):
+    """The three caps, each run once in its own folder under tmp. Raises Fail."""
+    hz = float(args.hz)
+    refresh_ns = round(1e9 / hz)
+    step_us = refresh_ns // 64 / 1000
+    stalls = (FRAMES - 1) // STALL_EVERY
+    for cap, floor, raise_, reach_top in ((hz / 2, 8, 8, True), (hz, 1, 4, False), (hz * 0.975, 1, 4, False)):
+        found = run(args, cap, os.path.join(tmp, f"cap{cap:g}"))
+        if len(found) != 1:
+            raise Fail(f"at cap {cap:g} on {hz:g} Hz: expected one 'frames missed' line in the summary, "
+                       f"got {len(found)}")
+        misses, end_us, max_us = (int(x) for x in found[0].groups())
+        top_us = 32 * step_us
+        seen, lead = outside(os.path.join(tmp, f"cap{cap:g}"), hz, cap)
+        stalled = [k * STALL_EVERY for k in range(1, stalls + 1)]
+        rise = lead_rise_us(lead, range(40, STALL_EVERY), range(stalled[-1] + 5, FRAMES))
+        print(f"cap {cap:g}: {misses} misses counted for {stalls} stalls, {len(seen)} frames off the cadence on "
+              f"the display; "
+              f"margin at most {max_us} us (floor {floor * step_us:.0f} us, top {top_us:.0f} us), {end_us} us "
+              f"at the end; the frames' lead before their targets {rise:+.0f} us after the stalls")
+        need = 3 if reach_top else raise_
+        if len(seen) < need:
+            raise Fail(f"the display showed {len(seen)} frames off the cadence, fewer than the {need} misses the "
+                       f"margin is judged on: the stalls did not make misses")
+        if misses < stalls:
+            raise Fail(f"{misses} frames counted as missed, but {stalls} were stalled past their target")
+        if max_us > top_us + 2 or end_us > max_us:
+            raise Fail(f"the margin went to {max_us} us and ended at {end_us} us: above its top "
+                       f"{top_us:.0f} us, or above where it went")
+        if reach_top and abs(max_us - top_us) > 2:
+            raise Fail(f"the margin went up to {max_us} us, not to its top {top_us:.0f} us")
+        if max_us < (floor + raise_) * step_us - 2:
+            raise Fail(f"the margin went up to {max_us} us only: less than its floor and one raise, "
+                       f"{(floor + raise_) * step_us:.0f} us")
+
+
 def main():
     ap = e2e_lowlat.arg_parser(hz="240")
     ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
     args = ap.parse_args()
     if e2e_lowlat.cannot_run(vkcube=False):
         return SKIP
-
-    hz = float(args.hz)
-    refresh_ns = round(1e9 / hz)
-    step_us = refresh_ns // 64 / 1000
-    stalls = (FRAMES - 1) // STALL_EVERY
     tmp = tempfile.mkdtemp(prefix="lowlat-cadence-")
-    try:
-        for cap, floor, raise_, reach_top in ((hz / 2, 8, 8, True), (hz, 1, 4, False), (hz * 0.975, 1, 4, False)):
-            found = run(args, cap, os.path.join(tmp, f"cap{cap:g}"))
-            if len(found) != 1:
-                raise Fail(f"at cap {cap:g} on {hz:g} Hz: expected one 'frames missed' line in the summary, "
-                           f"got {len(found)}")
-            misses, end_us, max_us = (int(x) for x in found[0].groups())
-            top_us = 32 * step_us
-            seen, lead = outside(os.path.join(tmp, f"cap{cap:g}"), hz, cap)
-            stalled = [k * STALL_EVERY for k in range(1, stalls + 1)]
-            rise = lead_rise_us(lead, range(40, STALL_EVERY), range(stalled[-1] + 5, FRAMES))
-            print(f"cap {cap:g}: {misses} misses counted for {stalls} stalls, {len(seen)} frames off the cadence on "
-                  f"the display; "
-                  f"margin at most {max_us} us (floor {floor * step_us:.0f} us, top {top_us:.0f} us), {end_us} us "
-                  f"at the end; the frames' lead before their targets {rise:+.0f} us after the stalls")
-            need = 3 if reach_top else raise_
-            if len(seen) < need:
-                raise Fail(f"the display showed {len(seen)} frames off the cadence, fewer than the {need} misses the "
-                           f"margin is judged on: the stalls did not make misses")
-            if misses < stalls:
-                raise Fail(f"{misses} frames counted as missed, but {stalls} were stalled past their target")
-            if max_us > top_us + 2 or end_us > max_us:
-                raise Fail(f"the margin went to {max_us} us and ended at {end_us} us: above its top "
-                           f"{top_us:.0f} us, or above where it went")
-            if reach_top and abs(max_us - top_us) > 2:
-                raise Fail(f"the margin went up to {max_us} us, not to its top {top_us:.0f} us")
-            if max_us < (floor + raise_) * step_us - 2:
-                raise Fail(f"the margin went up to {max_us} us only: less than its floor and one raise, "
-                           f"{(floor + raise_) * step_us:.0f} us")
-    except Fail as e:
-        print("FAIL:", e, f"(logs in {tmp})")
-        return 1
-    shutil.rmtree(tmp)
-    return 0
+    return e2e_lowlat.run_checks(lambda: check_caps(args, tmp), tmp)
 
 
 if __name__ == "__main__":

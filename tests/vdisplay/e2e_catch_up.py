@@ -24,8 +24,6 @@ stays silent.
 import csv
 import os
 import re
-import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -46,16 +44,9 @@ class Noisy(Exception):
 
 
 def run(args, hz, fps, stall_us, tmp):
-    os.makedirs(tmp)
-    env = e2e_lowlat.lowlat_env(args, tmp, fps, {"LOWLAT_VDISPLAY_HZ": f"{hz:g}"})
-    cmd = [args.frame_cost, "--frames", str(FRAMES), "--cost-us", "2000", "--stall-every", str(STALL_EVERY),
-           "--stall-us", str(stall_us), "--csv", os.path.join(tmp, "app.csv")]
-    print(f"{' '.join(cmd)} at {fps:g} fps on {hz:g} Hz; logs in {tmp}")
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
-    levels = [ln for ln in lines if "pacing level" in ln]
-    if len(levels) != 1 or 'pacing level "timing"' not in levels[0]:
-        raise Fail(f"expected one 'pacing level \"timing\"' line, got {levels}")
+    lines, levels = e2e_lowlat.run_frame_cost(args, tmp, fps, FRAMES, {"LOWLAT_VDISPLAY_HZ": f"{hz:g}"},
+                                              ("--stall-every", str(STALL_EVERY), "--stall-us", str(stall_us)))
+    e2e_lowlat.check_one_level(levels, "timing")
     reanchors = [int(m.group(1)) for m in map(REANCHORS.search, lines) if m]
     if len(reanchors) != 1:
         raise Fail(f"expected one summary line with the re-anchor count, got {len(reanchors)}")
@@ -122,17 +113,14 @@ def main():
     if e2e_lowlat.cannot_run(vkcube=False):
         return SKIP
     tmp = tempfile.mkdtemp(prefix="lowlat-catch-up-")
-    try:
+
+    def check():
         check_50_on_144(args, os.path.join(tmp, "50-144"))
         try:
             check_100(args, os.path.join(tmp, "100-120"))
         except Noisy as e:
             raise Fail(f"{e} (the test runs once: a miss is a failure)")
-    except Fail as e:
-        print("FAIL:", e, f"(logs in {tmp})")
-        return 1
-    shutil.rmtree(tmp)
-    return 0
+    return e2e_lowlat.run_checks(check, tmp)
 
 
 if __name__ == "__main__":

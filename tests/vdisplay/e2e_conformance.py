@@ -22,7 +22,6 @@ profile:` lines, and what the spec says otherwise as `disagrees with the spec:` 
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -436,11 +435,7 @@ def main():
         run_armwsi(args, tmp)
     else:
         run_display(args, tmp)
-    if failures:
-        print(f"{len(failures)} failure(s); files kept in {tmp}")
-        return 1
-    shutil.rmtree(tmp)
-    return 0
+    return vdlog.finish(failures, tmp)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,6 @@ came after its planned target, but the lead had no say in that).
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -60,7 +59,6 @@ import e2e_lowlat  # noqa: E402
 import e2e_modes  # noqa: E402
 import vdlog  # noqa: E402
 
-SKIP = 77
 Fail = e2e_lowlat.Fail
 # A late frame is judged only if it was presented before its target, which under validation on the
 # shared VM 2-7 of the 7 in 1200 frames were at 60 and 117 fps (2026-12-03 and 2026-12-05): 11 in
@@ -107,14 +105,9 @@ def judge(args, tmp):
         extra["LOWLAT_VDISPLAY_PROFILE"] = "mesa-x11"
     if args.half:
         extra["LOWLAT_BENCH_LEAD_MARGIN_US"] = "1000"
-    env = e2e_lowlat.lowlat_env(args, tmp, cap, extra)
-    frames = FRAMES_HALF if args.half else FRAMES
-    cmd = [args.frame_cost, "--frames", str(frames), "--cost-us", "2000", "--csv", os.path.join(tmp, "app.csv")]
-    print(f"{' '.join(cmd)} at cap {cap} on {args.hz} Hz, every {LATE_EVERY}th frame ready "
-          f"{late_us} us late; logs in {tmp}")
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    lines = e2e_lowlat.check_run(p.stdout, p.returncode, tmp)
-    if not any('pacing level "timing"' in ln for ln in lines):
+    lines, levels = e2e_lowlat.run_frame_cost(args, tmp, cap, FRAMES_HALF if args.half else FRAMES, extra,
+                                              what=f", every {LATE_EVERY}th frame ready {late_us} us late")
+    if not any('pacing level "timing"' in ln for ln in levels):
         raise Fail("lowlat did not pace on the \"timing\" level")
     counted = [int(m.group(1)) for m in map(SUPERSEDED.search, lines) if m]
     if len(counted) != 1 and not args.half and not args.near:
@@ -252,10 +245,7 @@ def main():
     mode.add_argument("--half", action="store_true", help="cap at refresh/2 (the cadence of 2 refreshes)")
     mode.add_argument("--near", action="store_true", help=f"cap at {NEAR} x refresh (the time grid)")
     mode.add_argument("--fifo", action="store_true", help="cap at refresh in plain FIFO (the mesa-x11 profile)")
-    args = ap.parse_args()
-    if e2e_lowlat.cannot_run(vkcube=False):
-        return SKIP
-    return e2e_lowlat.run_judged(run_once, args)
+    return e2e_lowlat.run_main(ap, run_once, vkcube=False)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
 import e2e_modes  # noqa: E402
 
-SKIP = 77
 Fail = e2e_lowlat.Fail
 
 
@@ -88,7 +87,7 @@ def scenario(args, tmp):
     if args.scenario in ("stall", "wait-stall"):
         within = "100 ms" if args.scenario == "wait-stall" else "4 refreshes"
         timeouts = [ln for ln in out_lines if f"was not reported shown within {within}" in ln]
-        off = [ln for ln in out_lines if "max_latency_frames is off for this swapchain" in ln]
+        off = [ln for ln in out_lines if "max_latency_frames is off" in ln]
         presented = sum(r["event"] in ("shown", "skipped", "replaced", "unshown") for r in rows)
         print("\n".join(timeouts + off))
         if len(timeouts) != 1 or len(off) != 1:
@@ -106,7 +105,7 @@ def scenario(args, tmp):
     if len(held) != 1 or held[0].group(1) != "1" or int(held[0].group(2)) < 1:
         raise Fail("lowlat's summary does not say max_latency_frames 1 held releases")
     timeouts = int(held[0].group(3))
-    if any("max_latency_frames is off for this swapchain" in ln for ln in out_lines):
+    if any("max_latency_frames is off" in ln for ln in out_lines):
         # 8 frames in a row more than 4 refreshes (7 ms) late for their targets: the shared machine
         # stalled vkcube.
         raise Spoilt("lowlat turned max_latency_frames off: 8 frames in a row missed their targets by 4 refreshes")
@@ -120,7 +119,7 @@ def scenario(args, tmp):
 
 def check_wait_level(args, tmp, lines, rows, fps):
     """The "present-wait" level: said once, every paced present logged as such, the cap held."""
-    want = 'pacing level "present-wait" (fallback from "timing": '
+    want = 'pacing level "present-wait"'
     said = [ln for ln in lines if want in ln]
     if len(said) != 1 or any('pacing level "' in ln and want not in ln for ln in lines):
         raise Fail(f"expected one line saying {want!r}..., got {[ln for ln in lines if 'pacing level' in ln]}")
@@ -147,11 +146,7 @@ def main():
     ap.add_argument("--scenario", required=True, choices=["cap1", "off", "uncapped", "stall", "wait-cap1", "wait-off", "wait-60",
                                                         "wait-stall"])
     ap.add_argument("--frames", type=int, default=400)
-    args = ap.parse_args()
-
-    if e2e_lowlat.cannot_run():
-        return SKIP
-    return e2e_lowlat.run_judged(run_once, args)
+    return e2e_lowlat.run_main(ap, run_once)
 
 
 def run_once(args):

@@ -114,6 +114,47 @@ def check_run(out, returncode, tmp):
     return lines
 
 
+def run_frame_cost(args, tmp, cap, frames, extra_env=None, app_args=(), what=""):
+    """frame_cost (2 ms frames, app_args added) at cap through lowlat > validation > the display, its
+    frame starts in tmp/app.csv: checks the run (check_run) and returns lowlat's output lines with
+    the lines that name its pacing level. Raises Fail."""
+    os.makedirs(tmp, exist_ok=True)
+    env = lowlat_env(args, tmp, cap, extra_env)
+    cmd = [args.frame_cost, "--frames", str(frames), "--cost-us", "2000", *app_args, "--csv",
+           os.path.join(tmp, "app.csv")]
+    print(f"{' '.join(cmd)} at cap {cap} on {env['LOWLAT_VDISPLAY_HZ']} Hz{what}; logs in {tmp}")
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    lines = check_run(p.stdout, p.returncode, tmp)
+    return lines, [ln for ln in lines if "pacing level" in ln]
+
+
+def check_one_level(levels, level):
+    """lowlat named its pacing level once, and it is `level`. Raises Fail."""
+    if len(levels) != 1 or f'pacing level "{level}"' not in levels[0]:
+        raise Fail(f"expected one 'pacing level \"{level}\"' line, got {levels}")
+
+
+def run_checks(check, tmp):
+    """Runs check(), which raises Fail, once: 1 where it failed (its logs kept in tmp), else 0 with
+    tmp removed."""
+    try:
+        check()
+    except Fail as e:
+        print("FAIL:", e, f"(logs in {tmp})")
+        return 1
+    shutil.rmtree(tmp)
+    return 0
+
+
+def run_main(ap, run_once, **needs):
+    """The end of a main(): parses ap's arguments, skips where cannot_run(**needs), else runs
+    run_once once through run_judged."""
+    args = ap.parse_args()
+    if cannot_run(**needs):
+        return SKIP
+    return run_judged(run_once, args)
+
+
 def mode_lines(lines):
     """lowlat's one line per swapchain about its present mode."""
     return [ln for ln in lines if re.match(r"lowlat: swapchain \d+x\d+: present mode ", ln)]
@@ -137,7 +178,7 @@ def run_once(args):
     if args.no_latest_ready:
         if len(modes) != 1 or "present mode FIFO (" not in modes[0] or "fifo_latest_ready" not in modes[0].lower():
             raise Fail(f"expected one present-mode line saying FIFO, for want of FIFO_LATEST_READY, got {modes}")
-    elif len(modes) != 1 or "FIFO_LATEST_READY while lowlat caps" not in modes[0]:
+    elif len(modes) != 1 or "present_mode auto: FIFO_LATEST_READY" not in modes[0]:
         raise Fail(f"expected one present-mode line saying FIFO_LATEST_READY while capping, got {modes}")
     paced_mode = "FIFO" if args.no_latest_ready else "FIFO_LATEST_READY"
 
@@ -503,11 +544,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=30, help="frames not judged for a standing queue")
     ap.add_argument("--max-queued-run", type=int, default=8,
                     help="most frames in a row shown later than their target though ready by it")
-    args = ap.parse_args()
-
-    if cannot_run():
-        return SKIP
-    return run_judged(run_once, args)
+    return run_main(ap, run_once)
 
 
 if __name__ == "__main__":

@@ -122,7 +122,7 @@ def run(args, tmp, fps, extra, frames, during=None, lines_out=None):
 
 def uncapped(args, tmp):
     rows, line = run(args, tmp, 0, {}, 240)
-    if "present mode FIFO (present_mode auto: FIFO_LATEST_READY while lowlat caps" not in line:
+    if "present mode FIFO (present_mode auto: FIFO_LATEST_READY" not in line:
         raise Fail("the present-mode line does not say FIFO, switched to FIFO_LATEST_READY only while capping")
     modes = {r["mode"] for r in rows}
     if modes != {"FIFO"}:
@@ -171,8 +171,7 @@ def no_maintenance1(args, tmp):
     capped = os.path.join(tmp, "capped")
     os.makedirs(capped)
     rows, line = run(args, capped, 60, hide, 180)
-    if ("present mode FIFO_LATEST_READY (present_mode auto: capping at creation; stays so if the cap is turned "
-            "off, since the device lacks swapchain_maintenance1)") not in line:
+    if "present mode FIFO_LATEST_READY (present_mode auto" not in line or "lacks swapchain_maintenance1" not in line:
         raise Fail("the present-mode line does not say FIFO_LATEST_READY chosen at creation without "
                    "swapchain_maintenance1")
     modes = {r["mode"] for r in rows}
@@ -182,7 +181,7 @@ def no_maintenance1(args, tmp):
     uncapped = os.path.join(tmp, "uncapped")
     os.makedirs(uncapped)
     rows, line = run(args, uncapped, 0, hide, 120)
-    if "present mode FIFO (as the app asked; present_mode auto: not capping at creation" not in line:
+    if "present mode FIFO (" not in line or "lacks swapchain_maintenance1" not in line:
         raise Fail("the present-mode line does not say FIFO kept, not capping at creation")
     modes = {r["mode"] for r in rows}
     if modes != {"FIFO"}:

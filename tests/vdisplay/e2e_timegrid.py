@@ -37,7 +37,6 @@ import e2e_lowlat  # noqa: E402
 import e2e_modes  # noqa: E402
 import vdlog  # noqa: E402
 
-SKIP = 77
 Fail = e2e_lowlat.Fail
 WARMUP = 30
 VRR_STEP_NS = 2_000
@@ -193,11 +192,7 @@ def main():
     ap.add_argument("--fps", default="117")
     ap.add_argument("--vrr-min-hz", default="")
     ap.add_argument("--frames", type=int, default=600)
-    args = ap.parse_args()
-
-    if e2e_lowlat.cannot_run():
-        return SKIP
-    return e2e_lowlat.run_judged(run_once, args)
+    return e2e_lowlat.run_main(ap, run_once)
 
 
 if __name__ == "__main__":

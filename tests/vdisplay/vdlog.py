@@ -1,6 +1,7 @@
 """vdlog.py — reading the virtual display's truth log (see vd_log.h for the columns) and the checks
 every run must pass whatever its present mode."""
 import csv
+import shutil
 
 INT_COLUMNS = ("swapchain", "seq", "present_id", "image", "queued_ns", "ready_ns", "target_ns", "refresh",
                "time_ns", "by", "rate_mhz", "vrr_min_mhz")
@@ -108,3 +109,13 @@ def new_images_per_second(rows, skip_s=0.5):
         return 0.0, len(steady)
     span = (steady[-1]["time_ns"] - steady[0]["time_ns"]) / 1e9
     return (len(steady) - 1) / span, len(steady)
+
+
+def finish(failures, tmp):
+    """A check's exit status from the failures it listed: 1 with its files kept in tmp, else 0 with
+    tmp removed."""
+    if failures:
+        print(f"{len(failures)} failure(s); files kept in {tmp}")
+        return 1
+    shutil.rmtree(tmp)
+    return 0

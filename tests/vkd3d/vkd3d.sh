@@ -99,7 +99,7 @@ gears-lavapipe | gears-reflex)
 		! grep -q 'VK_NV_low_latency2' "$out" ||
 			fail "$name: lowlat took up VK_NV_low_latency2 on a device without present ids"
 	else
-		grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)' "$out" ||
+		grep -qF 'lowlat: VK_NV_low_latency2 provided by lowlat' "$out" ||
 			fail "$name: lowlat did not provide VK_NV_low_latency2 to vkd3d-proton"
 	fi
 	read -r fps counted < <(gears_rate "$out")
@@ -118,7 +118,7 @@ gears-lavapipe | gears-reflex)
 	grep '^d3d12_frames: ' "$out"
 	case $case in
 	frame-rate-45-lavapipe)
-		[ "$(grep -c 'VKD3D_FRAME_RATE=45), but vkd3d-proton keeps it only on a device with present wait' "$out")" = 1 ] ||
+		[ "$(grep -c 'VKD3D_FRAME_RATE=45).* present wait' "$out")" = 1 ] ||
 			fail "$name: lowlat did not say once that vkd3d-proton's limiter does not hold here"
 		;;
 	latency-frames-1)
@@ -136,17 +136,17 @@ frame-rate-45)
 	run_validated "$name" "$app" "$frames"
 	out=$e2e_tmp/$name.out
 	grep '^d3d12_frames: ' "$out"
-	[ "$(grep -c 'limits its own frame rate (VKD3D_FRAME_RATE=45); lowlat adds no cap' "$out")" = 1 ] ||
+	[ "$(grep -c '(VKD3D_FRAME_RATE=45); .*(stack_limiters: false)' "$out")" = 1 ] ||
 		fail "$name: lowlat did not say once that vkd3d-proton's own limiter rules"
 	python3 "$judge" "$LOWLAT_VDISPLAY_LOG" --fps 45 || fail "$name: the display's record (above)"
 	;;
 reflex | reflex-native)
 	if [ "$case" = reflex ]; then
 		on_display spec
-		want='lowlat: VK_NV_low_latency2 provided by lowlat (the driver lacks it)'
+		want='lowlat: VK_NV_low_latency2 provided by lowlat'
 	else
 		on_display nvidia
-		want='lowlat: VK_NV_low_latency2 passed through to the driver'
+		want='lowlat: VK_NV_low_latency2 passed through'
 	fi
 	run_validated "$name" "$app" "$frames" --reflex
 	out=$e2e_tmp/$name.out
@@ -161,7 +161,7 @@ untargeted-*)
 	run_validated "$name" "$app" "$frames"
 	out=$e2e_tmp/$name.out
 	grep '^d3d12_frames: ' "$out"
-	! grep -q 'the app sets its own present-timing targets' "$out" ||
+	! grep -q 'its own present-timing targets' "$out" ||
 		fail "$name: vkd3d-proton now sets targets on this profile: move it to the targets- cases"
 	python3 "$judge" "$LOWLAT_VDISPLAY_LOG" --fps 60 || fail "$name: the display's record (above)"
 	;;
@@ -173,7 +173,7 @@ targets-* | interval2-*)
 	run_validated "$name" "$app" "$frames" --sync-interval "$interval"
 	out=$e2e_tmp/$name.out
 	grep '^d3d12_frames: ' "$out"
-	[ "$(grep -c 'the app sets its own present-timing targets; the cap holds over them' "$out")" = 1 ] ||
+	[ "$(grep -c 'its own present-timing targets; the cap holds' "$out")" = 1 ] ||
 		fail "$name: lowlat did not say once what it does with the app's targets"
 	summary=$(grep 'the app.s present-timing targets: ' "$out") ||
 		fail "$name: no summary of the app's targets"
