@@ -17,7 +17,7 @@
 # "anti-lag" (said once); the summary counts every input call after the first present, all paced
 # where lowlat's cap rules and none where the app's lower maxFPS does (with the one line saying so:
 # no second cap); the game thread's own frame starts run at EXPECT_FPS (+3%, -5%; a run outside fails,
-# the test runs once: docs/measurements.md, "end-to-end test bounds"); where lowlat
+# the test runs once: docs/rationale.md, "Test bounds"); where lowlat
 # paces, each frame starts after lowlat released it and within 1 ms at the median (Mesa's own
 # delay after lowlat's has nothing left to wait for at lowlat's cap).
 . "$(dirname "$0")/lib.sh"

@@ -113,7 +113,7 @@ check_dxvk_run() {
 #    up to 1.6% long under load);
 #  - the mean rate of frame starts must be within -DXVK_RATE_LOW..+3% of CAP (DXVK lets the game
 #    thread run its frame latency ahead, so a few frames' starts bunch after a stall).
-# The bounds are sized from runs on this VM (docs/measurements.md, "end-to-end test bounds").
+# The bounds are sized from runs on this VM (docs/rationale.md, "Test bounds").
 check_dxvk_cap() {
 	local name=$1 cap=$2
 	local line game interval

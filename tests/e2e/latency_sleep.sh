@@ -14,7 +14,7 @@
 # Asserts: a clean exit and validation silent (lowlat's structs and commands never reach it); lowlat
 # provided the extension and gave the swapchain the wait point "latency-sleep"; the app's own frame
 # starts run at EXPECT_FPS (not above it by more than 3%, not below by more than 5%; a run outside
-# fails, the test runs once: docs/measurements.md, "end-to-end test bounds");
+# fails, the test runs once: docs/rationale.md, "Test bounds");
 # each frame starts after lowlat released it, within 1 ms (wait) or 3 ms (poll:
 # the signaler thread's wake-up plus the app's 100 us poll) at the median; with an interval and a
 # cap, the one line saying which limiter rules (and none with `stack`).

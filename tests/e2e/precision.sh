@@ -13,7 +13,7 @@
 # The bound is what this shared 2-core VM meets reliably under the other sessions' load, not the
 # goal: the tight goal (a fifth of MangoHud's error, 100 us) is tools/bench-limiter's, a benchmark,
 # since the host preempts this VM's CPUs for milliseconds now and then. The distribution behind the
-# bound is in docs/measurements.md ("end-to-end test bounds"). The test runs once: a run over it
+# bound is in docs/rationale.md ("Test bounds"). The test runs once: a run over it
 # fails (the precise release is judged in virtual time, tests/sim).
 . "$(dirname "$0")/lib.sh"
 require_probes_around_lowlat

@@ -23,7 +23,7 @@ require_probes_around_lowlat
 app=$1
 seconds=${2:-10}
 # Caps the app reaches with room to spare on this VM in every build, the sanitizers' included (4
-# swapchains at once; docs/measurements.md, "end-to-end test bounds").
+# swapchains at once; docs/rationale.md, "Test bounds").
 CAPS=(60 30)
 STEP_S=2.5
 RELOAD_S=1.5

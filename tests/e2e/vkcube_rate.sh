@@ -12,8 +12,8 @@
 #   run over;
 # - by the wall clock, FRAMES frames took at least (FRAMES - 1) / FPS.
 # The test runs once: a run outside the bounds fails.
-# The bounds are sized from runs on this VM under the other sessions' load (docs/measurements.md,
-# "end-to-end test bounds").
+# The bounds are sized from runs on this VM under the other sessions' load (docs/rationale.md,
+# "Test bounds").
 . "$(dirname "$0")/lib.sh"
 require_probes_around_lowlat
 

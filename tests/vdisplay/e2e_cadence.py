@@ -21,7 +21,7 @@ covers it. The margin itself is lowlat's own state, read
 from its summary; from outside the test prints how much earlier before their targets the frames
 started after the stalls than before them (the app's clock against the display's targets), but
 does not judge it: the prediction under the margin follows this host's slow frames by several ms
-(docs/measurements.md), and the margin's cost in latency is bench-display's to measure. Both runs
+(docs/rationale.md), and the margin's cost in latency is bench-display's to measure. Both runs
 pace on the "timing" level, and the validation layer stays silent.
 """
 import os
