@@ -29,14 +29,12 @@ import csv
 import re
 import statistics
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+from e2e_lowlat import Fail, SKIP  # noqa: E402
 import vdlog  # noqa: E402
 
-SKIP = 77
-Fail = e2e_lowlat.Fail
 FRAMES = 600
 STALL_EVERY = 100
 STALL_US = 6000
@@ -113,12 +111,9 @@ def check_caps(args, tmp):
 
 
 def main():
-    ap = e2e_lowlat.arg_parser(hz="240")
-    ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
-    args = ap.parse_args()
-    if e2e_lowlat.cannot_run(vkcube=False):
+    args, tmp = e2e_lowlat.frame_cost_start("240", "lowlat-cadence-")
+    if not args:
         return SKIP
-    tmp = tempfile.mkdtemp(prefix="lowlat-cadence-")
     return e2e_lowlat.run_checks(lambda: check_caps(args, tmp), tmp)
 
 

@@ -25,14 +25,12 @@ import csv
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+from e2e_lowlat import Fail, SKIP  # noqa: E402
 import vdlog  # noqa: E402
 
-SKIP = 77
-Fail = e2e_lowlat.Fail
 FRAMES = 750
 STALL_EVERY = 150
 WARMUP = 60
@@ -107,12 +105,9 @@ def check_50_on_144(args, tmp):
 
 
 def main():
-    ap = e2e_lowlat.arg_parser(hz="120")
-    ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
-    args = ap.parse_args()
-    if e2e_lowlat.cannot_run(vkcube=False):
+    args, tmp = e2e_lowlat.frame_cost_start("120", "lowlat-catch-up-")
+    if not args:
         return SKIP
-    tmp = tempfile.mkdtemp(prefix="lowlat-catch-up-")
 
     def check():
         check_50_on_144(args, os.path.join(tmp, "50-144"))

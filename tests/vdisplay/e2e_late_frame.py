@@ -56,10 +56,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+from e2e_lowlat import Fail  # noqa: E402
 import e2e_modes  # noqa: E402
 import vdlog  # noqa: E402
 
-Fail = e2e_lowlat.Fail
 # A late frame is judged only if it was presented before its target, which under validation on the
 # shared VM 2-7 of the 7 in 1200 frames were at 60 and 117 fps (2026-12-03 and 2026-12-05): 11 in
 # 1800 frames keep a run from missing the 5 it needs as often (docs/rationale.md).

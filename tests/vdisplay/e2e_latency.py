@@ -36,9 +36,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+from e2e_lowlat import Fail  # noqa: E402
 import e2e_modes  # noqa: E402
 
-Fail = e2e_lowlat.Fail
 
 
 class Spoilt(Exception):

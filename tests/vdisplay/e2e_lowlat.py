@@ -505,6 +505,17 @@ def validation_installed():
     return any(os.path.exists(os.path.join(d, "VkLayer_khronos_validation.json")) for d in dirs)
 
 
+def frame_cost_start(hz, prefix):
+    """The start of a main() whose runs drive tests/apps/frame_cost: its arguments (arg_parser's and
+    --frame-cost) and a scratch directory; (None, None) where the test cannot run (said)."""
+    ap = arg_parser(hz=hz)
+    ap.add_argument("--frame-cost", required=True, help="the frame_cost test app")
+    args = ap.parse_args()
+    if cannot_run(vkcube=False):
+        return None, None
+    return args, tempfile.mkdtemp(prefix=prefix)
+
+
 def cannot_run(vkcube=True, validation=True):
     """True, said on stdout, where the test cannot run, decided before it starts: no X display, no
     vkcube where it runs it, no validation layer where it needs one."""

@@ -34,10 +34,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lowlat  # noqa: E402
+from e2e_lowlat import Fail  # noqa: E402
 import e2e_modes  # noqa: E402
 import vdlog  # noqa: E402
 
-Fail = e2e_lowlat.Fail
 WARMUP = 30
 VRR_STEP_NS = 2_000
 VRR_LATCH_NS = 50_000

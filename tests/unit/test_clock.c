@@ -1,4 +1,4 @@
-/* test_timing — timing.c's waiter. On a fake timeline (the sleeper's base clock): where it sleeps,
+/* test_clock — clock.c's waiter. On a fake timeline (the sleeper's base clock): where it sleeps,
  * how long it spins, how its lead and tail follow the overshoots it meets, and that a covered
  * tolerance never spins. On the real clock, behaviour only: it never returns before the deadline,
  * a wait too long is cut at the cap, the thread's timer slack is given back. No precision bounds on
@@ -74,6 +74,14 @@ static void fake_sleeper(struct lowlat_sleeper *s, const int64_t *overshoots, in
 	s->base = &fake_base;
 }
 
+/* A fresh sleeper whose every sleep wakes overshoot_ns late, and its first wait, of a 60 fps frame:
+ * returns how late it ended. */
+static int64_t first_wait(struct lowlat_sleeper *s, const int64_t *overshoot_ns, int64_t tolerance_ns)
+{
+	fake_sleeper(s, overshoot_ns, 1);
+	return fake_wait(s, 16667 * US, tolerance_ns);
+}
+
 /* ---- on the fake timeline ------------------------------------------------------------------- */
 
 /* Every sleep wakes 40 us late: a long sleep to the lead, a short one to the tail, a spin of the
@@ -82,10 +90,8 @@ static void two_sleeps_then_spin(void)
 {
 	static const int64_t o[] = {40 * US};
 	struct lowlat_sleeper s;
-	int64_t late;
+	int64_t late = first_wait(&s, o, LOWLAT_WAIT_PRECISE);
 
-	fake_sleeper(&s, o, 1);
-	late = fake_wait(&s, 16667 * US, LOWLAT_WAIT_PRECISE);
 	CHECK_EQ_I64(timeline.sleeps, 2);
 	CHECK_EQ_I64(timeline.sleep_targets[1] - timeline.sleep_targets[0],
 	             LOWLAT_LEAD_INITIAL_NS - LOWLAT_TAIL_INITIAL_NS);
@@ -176,18 +182,15 @@ static void tolerance(void)
 {
 	static const int64_t o[] = {60 * US};
 	struct lowlat_sleeper s;
-	int64_t late;
+	int64_t late = first_wait(&s, o, LOWLAT_WAIT_COVERED);
 
-	fake_sleeper(&s, o, 1);
-	late = fake_wait(&s, 16667 * US, LOWLAT_WAIT_COVERED);
 	CHECK_EQ_I64(timeline.sleeps, 1);
 	CHECK_EQ_I64(timeline.spun_ns, 0);
 	CHECK_EQ_I64(late, 60 * US);
 	CHECK_EQ_I64(s.first.count, 1);
 	CHECK_EQ_I64(s.second.count, 0);
 
-	fake_sleeper(&s, o, 1);
-	late = fake_wait(&s, 16667 * US, 30 * US);
+	late = first_wait(&s, o, 30 * US);
 	CHECK_EQ_I64(timeline.sleeps, 2);
 	/* The short sleep ends tail - 30 us before the deadline and wakes 60 us later: late by
 	 * 60 - (100 - 30) < 0, so it spins the 10 us left. */
