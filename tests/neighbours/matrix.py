@@ -45,6 +45,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vdisplay"))
+import vdlog  # noqa: E402
 import tempfile
 
 SKIP = 77
@@ -274,12 +277,10 @@ def judge_rate(returns, fps):
     if len(t) < 2:
         return None
     intervals = sorted(b - a for a, b in zip(t, t[1:]))
-    nominal = 1e9 / fps
-    late = [i for i in intervals if i > 1.1 * nominal]
-    span, lost = t[-1] - t[0], sum(i - nominal for i in late)
-    return dict(rate=(len(t) - 1) / (span / 1e9), paced=(len(t) - 1) / ((span - lost) / 1e9),
+    late, lost, paced = vdlog.late_and_paced(t, fps, 1.1)
+    return dict(rate=(len(t) - 1) / ((t[-1] - t[0]) / 1e9), paced=paced,
                 p50=intervals[len(intervals) // 2] / 1e6, p99=intervals[int(len(intervals) * 0.99)] / 1e6,
-                max=intervals[-1] / 1e6, late=len(late), lost=lost / 1e6)
+                max=intervals[-1] / 1e6, late=late, lost=lost / 1e6)
 
 
 def run_case(args, setup, mode, partner_on_top, base_env, tmp):

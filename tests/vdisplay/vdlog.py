@@ -98,6 +98,17 @@ def check_vrr(rows, fail):
                 fail(f"VRR refresh {b} waited past its request's ready time")
 
 
+def late_and_paced(times_ns, fps, late_factor):
+    """Of successive times (ns) meant 1/fps apart: how many intervals came late (longer than
+    late_factor intervals: a frame this shared machine held up), the time they took beyond one
+    interval each (ns), and the rate with that time taken out. The matrix of layers
+    (tests/neighbours) and vkd3d-proton's runs (tests/vkd3d) judge a slow run by it."""
+    interval = 1e9 / fps
+    late = [b - a - interval for a, b in zip(times_ns, times_ns[1:]) if b - a > late_factor * interval]
+    span = times_ns[-1] - times_ns[0] - sum(late)
+    return len(late), sum(late), (len(times_ns) - 1) / (span / 1e9) if span > 0 else 0.0
+
+
 def new_images_per_second(rows, skip_s=0.5):
     """New images shown per second of display time, after the first skip_s seconds (start-up)."""
     shown = [r for r in rows if r["event"] == "shown"]

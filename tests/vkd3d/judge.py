@@ -26,10 +26,8 @@ def late_images(rows, fps, skip_s=0.5):
     steady = [r["time_ns"] for r in shown if r["time_ns"] >= t0]
     if len(steady) < 2:
         return 0, 0.0
-    interval = 1e9 / fps
-    late = [b - a - interval for a, b in zip(steady, steady[1:]) if b - a > 1.25 * interval]
-    span = steady[-1] - steady[0] - sum(late)
-    return len(late), (len(steady) - 1) / (span / 1e9) if span > 0 else 0.0
+    late, _, paced = vdlog.late_and_paced(steady, fps, 1.25)
+    return late, paced
 
 
 def main():
