@@ -91,7 +91,7 @@ static int64_t percentile(const int64_t *sorted, uint32_t n, uint32_t p)
 
 uint32_t lowlat_ready_percentile(int64_t n)
 {
-	return n == 1 ? LOWLAT_READY_PERCENTILE_REFRESH : LOWLAT_READY_PERCENTILE;
+	return n <= 1 ? LOWLAT_READY_PERCENTILE_REFRESH : LOWLAT_READY_PERCENTILE;
 }
 
 int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refresh_ns, uint32_t p)
@@ -108,37 +108,61 @@ int64_t lowlat_ready_predict(const struct lowlat_ready_window *w, int64_t refres
 }
 
 /* The margin's rule at a cap of refresh/n (pace_display.h): at n >= 2 the player chose an even
- * cadence, which a miss breaks for two frames; at n <= 1 a miss costs one repeated refresh. */
+ * cadence, which a miss breaks for two frames; at n = 1 a miss costs one repeated refresh; at n = 0
+ * a late frame takes a refresh the cap leaves empty, one every empty_every frames (0: none). */
 struct miss_rule {
 	uint32_t floor_steps, raise_steps, calm_frames;
 };
 
-static struct miss_rule miss_rule(int64_t n)
+static struct miss_rule miss_rule(int64_t n, int64_t empty_every)
 {
+	struct miss_rule rule = {LOWLAT_MARGIN_FLOOR_STEPS, LOWLAT_MARGIN_RAISE_STEPS,
+	                         LOWLAT_MARGIN_CALM_FRAMES};
+
 	if (n >= 2)
 		return (struct miss_rule){LOWLAT_MARGIN_FLOOR_STEPS_CADENCE,
 		                          LOWLAT_MARGIN_RAISE_STEPS_CADENCE,
 		                          LOWLAT_MARGIN_CALM_FRAMES_CADENCE};
-	return (struct miss_rule){LOWLAT_MARGIN_FLOOR_STEPS, LOWLAT_MARGIN_RAISE_STEPS,
-	                          LOWLAT_MARGIN_CALM_FRAMES};
+	if (n == 0 && empty_every > 0 && empty_every < LOWLAT_MARGIN_CALM_FRAMES)
+		rule.calm_frames = empty_every > LOWLAT_MARGIN_CALM_FRAMES_MIN
+		                           ? (uint32_t)empty_every
+		                           : LOWLAT_MARGIN_CALM_FRAMES_MIN;
+	return rule;
+}
+
+int64_t lowlat_empty_every(uint32_t mfps, int64_t refresh_ns)
+{
+	/* Frames per refresh, mfps * refresh_ns, in units of 1e-12 (<= 1e7 * 1e9, no overflow); the
+	 * share of refreshes left empty is 1 less that. */
+	const int64_t one = 1000000000000;
+	int64_t empty;
+
+	if (!mfps || refresh_ns <= 0)
+		return 0;
+	empty = one - (int64_t)mfps * refresh_ns;
+	/* At the refresh rate within the grid's tolerance (the refresh duration's own rounding
+	 * included), or above it: none. empty <= 1e12, so empty * 1e6 does not overflow. */
+	if (empty * 1000000 <= one * LOWLAT_REFRESH_GRID_TOLERANCE_PPM)
+		return 0;
+	return (one + empty / 2) / empty;
 }
 
 int64_t lowlat_display_margin_ns(int64_t refresh_ns, int64_t n)
 {
-	return miss_rule(n).floor_steps * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
+	return miss_rule(n, 0).floor_steps * (refresh_ns / LOWLAT_MARGIN_STEP_DIVISOR);
 }
 
 /* Floor and steps above it, in all, at most the top. */
 static uint32_t total_steps(const struct lowlat_miss_margin *m, int64_t n)
 {
-	uint32_t total = miss_rule(n).floor_steps + m->steps;
+	uint32_t total = miss_rule(n, 0).floor_steps + m->steps;
 
 	return total < LOWLAT_MARGIN_TOP_STEPS ? total : LOWLAT_MARGIN_TOP_STEPS;
 }
 
-void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo)
+void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo, int64_t empty_every)
 {
-	struct miss_rule rule = miss_rule(n);
+	struct miss_rule rule = miss_rule(n, empty_every);
 
 	if (fifo && n <= 1)
 		rule.raise_steps = LOWLAT_MARGIN_RAISE_STEPS_FIFO;

@@ -30,9 +30,10 @@
  * not move it; a miss at refresh/n costs two frames their cadence, so it aims high. */
 #define LOWLAT_READY_PERCENTILE 99
 
-/* At a cap of the refresh rate (n = 1) the 95th instead: there a miss costs one repeated refresh
- * and the margin learns from misses, so the window need only follow the app's own work; with the
- * 99th a few slow frames of a busy host were paid twice, by the window and by the margin. */
+/* At a cap of the refresh rate (n = 1) and off the refresh grid (n = 0: the time grid and VRR) the
+ * 95th instead: there a miss costs at most one refresh, and on a fixed-rate display the margin
+ * learns from misses, so the window need only follow the app's own work; with the 99th a few slow
+ * frames of a busy host were paid twice, by the window and by the margin. */
 #define LOWLAT_READY_PERCENTILE_REFRESH 95
 
 /* Until this many frames were measured the prediction is at least one refresh: the first frames
@@ -54,9 +55,10 @@
 #define LOWLAT_MARGIN_FLOOR_STEPS_CADENCE 8
 
 /* On a fixed-rate display the margin follows misses: each miss raises it by some steps, each run of
- * so many frames in a row on time lowers it by one, up to half a refresh. At n = 1 and on the time
- * grid (n = 0), a step a miss and down per 256 on time (it settles near one miss in 370 frames); at
- * n >= 2, 8 steps a miss and down per 64 (near one in 540). Misses come mostly from stalls of the
+ * so many frames in a row on time lowers it by one, up to half a refresh. At n = 1, a step a miss
+ * and down per 256 on time (it settles near one miss in 370 frames); on the time grid (n = 0) the
+ * same, but down sooner where the cap leaves refreshes empty (below); at n >= 2, 8 steps a miss and
+ * down per 64 (near one in 540). Misses come mostly from stalls of the
  * whole machine, which no window sees: a fixed margin would charge every player the worst
  * machine's latency. On VRR the floor: a late frame flips late and repeats nothing. */
 #define LOWLAT_MARGIN_RAISE_STEPS         1
@@ -64,6 +66,14 @@
 #define LOWLAT_MARGIN_RAISE_STEPS_CADENCE 8
 #define LOWLAT_MARGIN_CALM_FRAMES_CADENCE 64
 #define LOWLAT_MARGIN_TOP_STEPS           32 /* refresh/2 */
+/* On the time grid of a fixed-rate display (a cap below the refresh rate, n = 0) the cap leaves a
+ * refresh with no new frame every refresh/(refresh - cap) frames (40 at 117 on 120 Hz). A late frame
+ * takes such a refresh: the frames after it move on a refresh until the next one the cap leaves
+ * empty (timing.c), so a miss costs the late frame a refresh of latency and the cadence nothing the
+ * cap does not already do. There the margin steps down after that many frames on time (it settles
+ * near one miss in 1.4 times as many, fewer misses than empty refreshes), but after no fewer than
+ * this many. */
+#define LOWLAT_MARGIN_CALM_FRAMES_MIN 16
 /* At n = 1 in plain FIFO (no FIFO_LATEST_READY: every Mesa WSI) a miss costs more: the late frame
  * takes the next frame's refresh, which then waits for it and goes a refresh later too, where the
  * latest-ready mode shows the next frame in the late one's place. So a miss there raises twice. */
@@ -77,8 +87,14 @@ struct lowlat_miss_margin {
 };
 
 /* One frame paced on a fixed-rate display at a cap of refresh/n: whether it missed the refresh it
- * was planned for. n <= 1 takes the rule of n = 1; fifo: presented in plain FIFO. */
-void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo);
+ * was planned for. n <= 1 takes the rule of n = 1; fifo: presented in plain FIFO; empty_every: at
+ * n = 0, the frames per refresh the cap leaves empty (lowlat_empty_every(); 0: none). */
+void lowlat_miss_note(struct lowlat_miss_margin *m, bool missed, int64_t n, bool fifo, int64_t empty_every);
+
+/* Every how many frames a cap of mfps (pace.h) leaves a refresh of refresh_ns with no new frame:
+ * refresh rate / (refresh rate - cap), rounded; 0 for no cap, or one within
+ * LOWLAT_REFRESH_GRID_TOLERANCE_PPM of the refresh rate or above it. */
+int64_t lowlat_empty_every(uint32_t mfps, int64_t refresh_ns);
 
 /* The margin, floor and steps above it, at a cap of refresh/n, at most LOWLAT_MARGIN_TOP_STEPS
  * steps. */
@@ -120,7 +136,7 @@ struct lowlat_ready_window {
 void lowlat_ready_note(struct lowlat_ready_window *w, int64_t sample_ns);
 
 /* The percentile the prediction takes at a cap of refresh/n (n = 0: off the refresh grid):
- * LOWLAT_READY_PERCENTILE_REFRESH at n = 1, LOWLAT_READY_PERCENTILE otherwise. */
+ * LOWLAT_READY_PERCENTILE_REFRESH at n <= 1, LOWLAT_READY_PERCENTILE at n >= 2. */
 uint32_t lowlat_ready_percentile(int64_t n);
 
 /* The given percentile of the window's samples that are not stalls (see

@@ -79,7 +79,8 @@ int64_t lowlat_tb_target(struct lowlat_timing_brain *b, int64_t now_ns, bool pac
 	 * say (the late one's miss already raised the margin for both, pace_display.h). */
 	b->judge_miss = b->target_judged && target >= now_ns;
 	if (b->target_judged && target < now_ns && !b->target_held)
-		lowlat_miss_note(&b->miss_margin, true, b->target_n, mode == LOWLAT_TB_FIFO);
+		lowlat_miss_note(&b->miss_margin, true, b->target_n, mode == LOWLAT_TB_FIFO,
+		                 b->target_empty_every);
 	b->target_held = false;
 	/* The previous present missed its refresh and its report came after this frame's release
 	 * (lowlat_tb_follow_late): this frame moves on after it all the same, a refresh of latency for
@@ -251,7 +252,7 @@ uint32_t lowlat_tb_report(struct lowlat_timing_brain *b, const struct lowlat_tb_
 		bool queued = out_ns && b->prev_out_ns >= fr->target_ns - half;
 		if (!out_ns || out_ns <= fr->target_ns + half || !queued)
 			lowlat_miss_note(&b->miss_margin, !out_ns || out_ns > fr->target_ns + half,
-			                 b->target_n, fr->fifo);
+			                 b->target_n, fr->fifo, b->target_empty_every);
 		if (out_ns > fr->target_ns + half && !queued) {
 			b->late_seq = fr->seq;
 			b->late_out_ns = out_ns;
@@ -326,6 +327,7 @@ int64_t lowlat_tb_release(struct lowlat_timing_brain *b, struct lowlat_pacer *pa
 	b->target_judged = adapts;
 	b->target_held = false;
 	b->target_n = n;
+	b->target_empty_every = lowlat_empty_every(pacer->mfps, refresh);
 	b->have_target = true;
 	*after_ns = b->after_release_ns;
 	return plan.target_ns - lead;

@@ -130,11 +130,12 @@ struct lowlat_timing_brain {
 	 * allowed for; the release for the target after it (a wait point away from the present). */
 	bool have_target;
 	int64_t target_ns, lead_ns, after_release_ns;
-	bool target_judged;    /* that target is on a fixed-rate display's refresh grid (n >= 1) */
-	bool target_held;      /* the latency cap held its release past the planned one */
-	int64_t target_n;      /* the cap's refresh multiple it was planned at (0: the time grid) */
-	bool judge_miss;       /* this present's target is judged for the margin (lowlat_tb_target) */
-	int64_t frame_lead_ns; /* the lead the current present's release allowed for */
+	bool target_judged;         /* that target is a refresh of a fixed-rate display */
+	bool target_held;           /* the latency cap held its release past the planned one */
+	int64_t target_n;           /* the cap's refresh multiple it was planned at (0: the time grid) */
+	int64_t target_empty_every; /* ... and how often that cap leaves a refresh empty (pace_display.h) */
+	bool judge_miss;            /* this present's target is judged for the margin (lowlat_tb_target) */
+	int64_t frame_lead_ns;      /* the lead the current present's release allowed for */
 	/* The latest present's target (LOWLAT_LOG_UNKNOWN after a present without one): the early
 	 * method plans from it, relative targets count from it. */
 	int64_t prev_target_ns;

@@ -119,41 +119,41 @@ static void miss_margin_cadence(void)
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
 	/* Frames on time at the floor stay there. */
 	for (int i = 0; i < 1000; i++)
-		lowlat_miss_note(&m, false, 2, false);
+		lowlat_miss_note(&m, false, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
-	lowlat_miss_note(&m, true, 2, false);
+	lowlat_miss_note(&m, true, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 8 * step);
 	/* A miss restarts the calm count: 63 on time, a miss, 63 on time: no step down yet. */
 	for (int i = 0; i < 63; i++)
-		lowlat_miss_note(&m, false, 2, false);
-	lowlat_miss_note(&m, true, 2, false);
+		lowlat_miss_note(&m, false, 2, false, 0);
+	lowlat_miss_note(&m, true, 2, false, 0);
 	for (int i = 0; i < 63; i++)
-		lowlat_miss_note(&m, false, 2, false);
+		lowlat_miss_note(&m, false, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 16 * step);
-	lowlat_miss_note(&m, false, 2, false); /* the 64th */
+	lowlat_miss_note(&m, false, 2, false, 0); /* the 64th */
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8 + 15 * step);
 	/* A burst of misses stops at half a refresh. */
 	for (int i = 0; i < 10; i++)
-		lowlat_miss_note(&m, true, 2, false);
+		lowlat_miss_note(&m, true, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
 	CHECK_EQ_I64(lowlat_miss_margin_max_ns(&m, r), r / 2);
 	CHECK_EQ_I64(m.misses, 12);
 	/* One miss in 512 frames balances: from any level, it stays within a raise of where it was. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 2, false);
+		lowlat_miss_note(&m, true, 2, false, 0);
 		for (int i = 0; i < 511; i++)
-			lowlat_miss_note(&m, false, 2, false);
+			lowlat_miss_note(&m, false, 2, false, 0);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 2) >= r / 2 - 9 * step);
 	/* A calm machine: back at the floor within 24 x 64 frames. */
 	for (int i = 0; i < 24 * LOWLAT_MARGIN_CALM_FRAMES; i++)
-		lowlat_miss_note(&m, false, 2, false);
+		lowlat_miss_note(&m, false, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 8);
 	/* One miss in 128 frames (too many): it climbs to the top and stays. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 2, false);
+		lowlat_miss_note(&m, true, 2, false, 0);
 		for (int i = 0; i < 127; i++)
-			lowlat_miss_note(&m, false, 2, false);
+			lowlat_miss_note(&m, false, 2, false, 0);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 2) >= r / 2 - 2 * step);
 	/* The steps scale with the refresh: at 540 Hz the top is still half a refresh. */
@@ -167,12 +167,12 @@ static void miss_margin_fifo(void)
 	struct lowlat_miss_margin m = {0}, c = {0};
 	const int64_t r = 8 * MS, step = r / 64;
 
-	lowlat_miss_note(&m, true, 1, true);
+	lowlat_miss_note(&m, true, 1, true, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
 	CHECK_EQ_I64(m.misses, 1);
-	lowlat_miss_note(&m, true, 1, false);
+	lowlat_miss_note(&m, true, 1, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 4 * step);
-	lowlat_miss_note(&c, true, 2, true);
+	lowlat_miss_note(&c, true, 2, true, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&c, r, 2), r / 8 + 8 * step);
 }
 
@@ -181,51 +181,83 @@ static void miss_margin_refresh_rate(void)
 	struct lowlat_miss_margin m = {0};
 	const int64_t r = 8 * MS, step = r / 64;
 
-	/* From a refresh/64 (n = 0, which present.c leaves at the floor, takes the same rule), up a
+	/* From a refresh/64 (n = 0 where the cap leaves no refresh empty takes the same rule), up a
 	 * refresh/64 a miss, down one per 256 on time. */
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), step);
 	for (int i = 0; i < 1000; i++)
-		lowlat_miss_note(&m, false, 1, false);
+		lowlat_miss_note(&m, false, 1, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), step);
-	lowlat_miss_note(&m, true, 1, false);
-	lowlat_miss_note(&m, true, 1, false);
+	lowlat_miss_note(&m, true, 1, false, 0);
+	lowlat_miss_note(&m, true, 1, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
 	for (int i = 0; i < 255; i++)
-		lowlat_miss_note(&m, false, 1, false);
+		lowlat_miss_note(&m, false, 1, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 3 * step);
-	lowlat_miss_note(&m, false, 1, false); /* the 256th */
+	lowlat_miss_note(&m, false, 1, false, 0); /* the 256th */
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 2 * step);
 	/* Misses in a row: half a refresh at most, floor included. */
 	for (int i = 0; i < 40; i++)
-		lowlat_miss_note(&m, true, 0, false);
+		lowlat_miss_note(&m, true, 0, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), r / 2);
 	CHECK_EQ_I64(lowlat_miss_margin_max_ns(&m, r), r / 2);
 	CHECK_EQ_I64(m.misses, 42);
 	/* One miss in 256 frames holds it near where it was; one in 1024 lets it fall to the floor. */
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 1, false);
+		lowlat_miss_note(&m, true, 1, false, 0);
 		for (int i = 0; i < 255; i++)
-			lowlat_miss_note(&m, false, 1, false);
+			lowlat_miss_note(&m, false, 1, false, 0);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 1) >= r / 2 - 2 * step);
 	for (int round = 0; round < 20; round++) {
-		lowlat_miss_note(&m, true, 1, false);
+		lowlat_miss_note(&m, true, 1, false, 0);
 		for (int i = 0; i < 1023; i++)
-			lowlat_miss_note(&m, false, 1, false);
+			lowlat_miss_note(&m, false, 1, false, 0);
 	}
 	CHECK(lowlat_miss_margin_ns(&m, r, 1) <= 2 * step);
 	/* The cap moves to refresh/2: the floor rises to refresh/8 and the total stays at most the top;
 	 * steps above the new top go first. */
 	for (int i = 0; i < 40; i++)
-		lowlat_miss_note(&m, true, 1, false);
+		lowlat_miss_note(&m, true, 1, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
 	for (int i = 0; i < 64; i++)
-		lowlat_miss_note(&m, false, 2, false);
+		lowlat_miss_note(&m, false, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2);
 	for (int i = 0; i < 64; i++)
-		lowlat_miss_note(&m, false, 2, false);
+		lowlat_miss_note(&m, false, 2, false, 0);
 	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 2), r / 2 - step);
+}
+
+/* How often a cap leaves a refresh empty, and the time grid's margin stepping down after that many
+ * frames on time (117 on 120 Hz: every 40th), at least 16 and at most 256. */
+static void miss_margin_time_grid(void)
+{
+	const int64_t r = refresh_of(120000), step = r / 64;
+
+	CHECK_EQ_I64(lowlat_empty_every(117000, r), 40);
+	CHECK_EQ_I64(lowlat_empty_every(100000, r), 6);
+	CHECK_EQ_I64(lowlat_empty_every(119000, r), 120);
+	CHECK_EQ_I64(lowlat_empty_every(119900, r), 0); /* within the grid's tolerance */
+	CHECK_EQ_I64(lowlat_empty_every(120000, r), 0);
+	CHECK_EQ_I64(lowlat_empty_every(144000, r), 0);
+	CHECK_EQ_I64(lowlat_empty_every(0, r), 0); /* no cap */
+
+	const int64_t every[] = {40, 6, 120, 1000, 0}, calm[] = {40, 16, 120, 256, 256};
+	for (size_t k = 0; k < sizeof(every) / sizeof(every[0]); k++) {
+		struct lowlat_miss_margin m = {0};
+		lowlat_miss_note(&m, true, 0, false, every[k]);
+		for (int i = 0; i < calm[k] - 1; i++)
+			lowlat_miss_note(&m, false, 0, false, every[k]);
+		CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), 2 * step);
+		lowlat_miss_note(&m, false, 0, false, every[k]);
+		CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 0), step);
+	}
+	/* At n >= 1 the cap's empty refreshes change nothing. */
+	struct lowlat_miss_margin m = {0};
+	lowlat_miss_note(&m, true, 1, false, 40);
+	for (int i = 0; i < 40; i++)
+		lowlat_miss_note(&m, false, 1, false, 40);
+	CHECK_EQ_I64(lowlat_miss_margin_ns(&m, r, 1), 2 * step);
 }
 
 static void prediction(void)
@@ -293,20 +325,21 @@ static void prediction(void)
 	CHECK_EQ_I64(ring_sum, sorted_sum);
 }
 
-/* At a cap of the refresh rate the prediction leaves a busy host's few slow frames to the margin,
- * which learns from the misses they cause; elsewhere it covers them. */
+/* At a cap of the refresh rate and off the refresh grid the prediction leaves a busy host's few
+ * slow frames to the margin, which learns from the misses they cause; at a divisor's cadence it
+ * covers them. */
 static void prediction_at_refresh_rate(void)
 {
 	struct lowlat_ready_window w = {0};
 	int64_t margin = lowlat_display_margin_ns(8 * MS, 1);
 
 	CHECK_EQ_I64(lowlat_ready_percentile(1), 95);
-	CHECK_EQ_I64(lowlat_ready_percentile(0), P99);
+	CHECK_EQ_I64(lowlat_ready_percentile(0), 95);
 	CHECK_EQ_I64(lowlat_ready_percentile(2), P99);
 	/* 2 ms frames, 4 of 256 at 5 ms (within the stall bound of 2 x 2 + 4 = 8 ms). */
 	for (int i = 0; i < LOWLAT_READY_WINDOW; i++)
 		lowlat_ready_note(&w, i % 64 == 5 ? 5 * MS : 2 * MS + (i % 7) * US);
-	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, margin, lowlat_ready_percentile(0)), 5 * MS + margin);
+	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, margin, lowlat_ready_percentile(2)), 5 * MS + margin);
 	CHECK_EQ_I64(lowlat_display_lead_ns(&w, 8 * MS, margin, lowlat_ready_percentile(1)),
 	             2 * MS + 6 * US + margin);
 	/* 13 of 256 (5%) are the workload's at the 95th too: 10 more, one of the 4 leaving. */
@@ -494,6 +527,7 @@ int main(void)
 	RUN(miss_margin_cadence);
 	RUN(miss_margin_refresh_rate);
 	RUN(miss_margin_fifo);
+	RUN(miss_margin_time_grid);
 	RUN(prediction);
 	RUN(prediction_at_refresh_rate);
 	RUN(claims_follow_frames);

@@ -23,7 +23,9 @@ lowlat, by its present log, released so late that it predicted it ready more tha
 after its deadline (the release time and lead in the log; a busy machine lengthens the lead). The
 targets' long-run step is the cap's within 0.5%, and slower by at most a refresh for each present
 the app made late (each restarts the grid). A run with more than 3% of its steps restarted or late
-fails. The test runs once: a miss is a failure (precise timing is judged in virtual time, tests/sim).
+fails, more than 3% plus the share of refreshes the cap leaves empty on a fixed-rate display (2.5%
+at 117 on 120 Hz): there lowlat's release margin lets up to one frame per empty refresh come late,
+the late one taking the refresh the cap would have left empty (layer/brain/pace_display.h). The test runs once: a miss is a failure (precise timing is judged in virtual time, tests/sim).
 """
 import bisect
 import os
@@ -182,7 +184,8 @@ def run_once(args):
             errors.append(f"requests ready by their target's refresh but shown on another: {missed[:10]}")
     if errors:
         raise Fail("; ".join(errors[:5]))
-    if unjudged > len(paced) * MAX_UNJUDGED:
+    empty = 0 if args.vrr_min_hz else max(0.0, 1 - float(args.fps) / float(args.hz))
+    if unjudged > len(paced) * (MAX_UNJUDGED + empty):
         return 2, f"{unjudged} of {len(paced)} steps followed a present later than its target", tmp
     return 0, "", tmp
 
