@@ -16,6 +16,7 @@ void lowlat_tb_init(struct lowlat_timing_brain *b, enum lowlat_target_kind targe
 	*b = (struct lowlat_timing_brain){
 	        .targets = targets,
 	        .prev_target_ns = LOWLAT_LOG_UNKNOWN,
+	        .grid_ns = LOWLAT_LOG_UNKNOWN,
 	        .margin_ns = margin_ns,
 	};
 }
@@ -67,6 +68,7 @@ int64_t lowlat_tb_target(struct lowlat_timing_brain *b, int64_t now_ns, bool pac
 	int64_t target;
 
 	b->judge_miss = false;
+	b->grid_ns = LOWLAT_LOG_UNKNOWN;
 	if (!paced || !b->have_target) {
 		b->have_target = false;
 		return LOWLAT_LOG_UNKNOWN;
@@ -95,7 +97,19 @@ int64_t lowlat_tb_target(struct lowlat_timing_brain *b, int64_t now_ns, bool pac
 	if (target < now_ns)
 		target = b->vrr ? now_ns : lowlat_refresh_at_or_after(now_ns, b->vblank_ns, b->refresh_ns);
 	b->frame_lead_ns = b->lead_ns;
+	b->grid_ns = target;
 	return target;
+}
+
+bool lowlat_tb_app_target(const struct lowlat_timing_brain *b, int64_t theirs_ns, int64_t *shown_ns)
+{
+	*shown_ns = LOWLAT_LOG_UNKNOWN;
+	if (b->grid_ns == LOWLAT_LOG_UNKNOWN)
+		return true;
+	if (theirs_ns == LOWLAT_LOG_UNKNOWN || theirs_ns < b->grid_ns - b->refresh_ns / 2)
+		return false;
+	*shown_ns = b->vrr ? theirs_ns : lowlat_refresh_nearest(theirs_ns, b->vblank_ns, b->refresh_ns);
+	return true;
 }
 
 int64_t lowlat_tb_ask(const struct lowlat_timing_brain *b, int64_t target_ns, enum lowlat_tb_mode mode)

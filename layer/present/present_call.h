@@ -47,7 +47,7 @@ struct lowlat_frame {
 	bool queued;        /* the release waits at the app's present wait (present_wait.h) */
 	bool cap_elsewhere; /* its latency cap is its wait point's, not kept in the present */
 	bool level_paced;   /* the "present-wait" level's own wait set the release (the log's "wait") */
-	/* The app's own target stood (present_timing.c, app_target_stands): its limiter rules this
+	/* The app's own target stood (brain/timing.c, lowlat_tb_app_target): its limiter rules this
 	 * frame, so lowlat plans its grid on from it but waits for nothing. */
 	bool app_rules;
 };

@@ -34,7 +34,6 @@ void lowlat_timing_device_created(struct lowlat_device *dev, const struct lowlat
 #include <string.h>
 #include <time.h>
 
-#include "brain/grid.h"
 #include "chain.h"
 #include "clock.h"
 #include "level.h"
@@ -412,7 +411,7 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
 }
 
 /* The app chains VkPresentTimingsInfoEXT (call->app_timings), and with a target time (app_targets),
- * which the hand-down weighs against lowlat's (app_target_stands). */
+ * which the hand-down weighs against lowlat's (lowlat_tb_app_target). */
 void lowlat_timing_app_chain(struct lowlat_present_call *call)
 {
 	const VkPresentTimingsInfoEXT *timings = call->chain.app[LOWLAT_LINK_TIMINGS];
@@ -475,27 +474,8 @@ static int64_t app_target_ns(const struct lowlat_swapchain_timing *t, const VkPr
 	return ns ? ns : LOWLAT_LOG_UNKNOWN;
 }
 
-/* Whether the app's own target for this frame stands: it asks for lowlat's refresh or a later one
- * (the app paces at or under the cap), or lowlat has none. Otherwise lowlat's target takes its
- * place: the cap holds over the app's targets, which move later, never earlier. *shown_ns: the
- * refresh the app's target asks for, where it stands and lowlat has a grid (which goes on from it). */
-static bool app_target_stands(const struct lowlat_swapchain_timing *t, const VkPresentTimingInfoEXT *a,
-                              int64_t target, int64_t *shown_ns)
-{
-	const struct lowlat_timing_brain *b = &t->brain;
-	int64_t theirs = app_target_ns(t, a);
-
-	*shown_ns = LOWLAT_LOG_UNKNOWN;
-	if (target != LOWLAT_LOG_UNKNOWN &&
-	    (theirs == LOWLAT_LOG_UNKNOWN || theirs < target - b->refresh_ns / 2))
-		return false;
-	if (theirs != LOWLAT_LOG_UNKNOWN && target != LOWLAT_LOG_UNKNOWN)
-		*shown_ns = b->vrr ? theirs : lowlat_refresh_nearest(theirs, b->vblank_ns, b->refresh_ns);
-	return true;
-}
-
 /* Reads every swapchain's reports and, when the call can carry timing info, fills tp with each
- * present's: the app's own where its target stands (app_target_stands) or it names a time domain
+ * present's: the app's own where its target stands (lowlat_tb_app_target) or it names a time domain
  * lowlat did not calibrate, lowlat's otherwise, with the stages the app asked for added to lowlat's
  * (and lowlat's to the app's). A call with a swapchain lowlat has no present timing on goes down as
  * the app made it, unless the app chains timing info itself. */
@@ -553,7 +533,7 @@ static bool prepare(struct lowlat_present_call *call, int64_t now_ns, struct tim
 		 * driver's results queue, which is as large, so that queue never fills. */
 		uint32_t queries = t->pending_count < LOWLAT_TIMING_QUEUE_SIZE ? t->stage_queries : 0;
 		if (a && a->targetTime) {
-			if (app_target_stands(t, a, target, &f->display_target_ns)) {
+			if (lowlat_tb_app_target(&t->brain, app_target_ns(t, a), &f->display_target_ns)) {
 				*ti = *a;
 				ti->presentStageQueries |= queries;
 				f->app_rules = true;

@@ -101,7 +101,7 @@ struct lowlat_swapchain {
 	 * VK_NV_low_latency2 sleep or anti-lag input call (latency_sleep.c). */
 	struct lowlat_present_wait present_wait;
 	struct lowlat_swapchain_latency latency;
-	/* The app's own present-timing targets (present_timing.c, app_target_stands): said once; how
+	/* The app's own present-timing targets (brain/timing.c, lowlat_tb_app_target): said once; how
 	 * many stood (later than the cap's grid) and how many lowlat's target replaced. */
 	bool app_targets_told;
 	uint64_t app_targets_kept, app_targets_moved;
