@@ -74,6 +74,7 @@ int64_t lowlat_tb_target(struct lowlat_timing_brain *b, int64_t now_ns, bool pac
 		return LOWLAT_LOG_UNKNOWN;
 	}
 	target = b->target_ns;
+	int64_t grid = b->planned_ns;
 	b->have_target = false;
 	/* On a fixed-rate display, whether the frame makes its refresh tunes the margin: judged here
 	 * when it comes too late for it, from the display's report otherwise. Not a frame the latency
@@ -94,21 +95,36 @@ int64_t lowlat_tb_target(struct lowlat_timing_brain *b, int64_t now_ns, bool pac
 	}
 	/* The app presents after its target: the frame goes at the first refresh it can, and the
 	 * grid continues from there. */
-	if (target < now_ns)
-		target = b->vrr ? now_ns : lowlat_refresh_at_or_after(now_ns, b->vblank_ns, b->refresh_ns);
+	if (target < now_ns || grid < now_ns) {
+		int64_t first =
+		        b->vrr ? now_ns : lowlat_refresh_at_or_after(now_ns, b->vblank_ns, b->refresh_ns);
+		target = target < now_ns ? first : target;
+		grid = grid < now_ns ? first : grid;
+	}
 	b->frame_lead_ns = b->lead_ns;
-	b->grid_ns = target;
+	b->grid_ns = grid;
+	b->frame_moved = target != grid;
 	return target;
 }
 
-bool lowlat_tb_app_target(const struct lowlat_timing_brain *b, int64_t theirs_ns, int64_t *shown_ns)
+bool lowlat_tb_app_target(struct lowlat_timing_brain *b, int64_t theirs_ns, int64_t *shown_ns)
 {
 	*shown_ns = LOWLAT_LOG_UNKNOWN;
 	if (b->grid_ns == LOWLAT_LOG_UNKNOWN)
 		return true;
+	/* Against the grid as planned. A late frame moves lowlat's next target on to keep its n
+	 * refreshes (cadence_target), but the app's timeline does not move: weighed against the moved
+	 * target, the app's next one would be a refresh early and replaced, the grid would go on from
+	 * lowlat's, and every later target of the app's would be moved a refresh, until another late
+	 * frame. */
 	if (theirs_ns == LOWLAT_LOG_UNKNOWN || theirs_ns < b->grid_ns - b->refresh_ns / 2)
 		return false;
 	*shown_ns = b->vrr ? theirs_ns : lowlat_refresh_nearest(theirs_ns, b->vblank_ns, b->refresh_ns);
+	/* The frame goes where the app asked: it was not moved on after all (the summary's count). */
+	if (b->frame_moved) {
+		b->frame_moved = false;
+		b->cadence_moves--;
+	}
 	return true;
 }
 
@@ -335,7 +351,7 @@ int64_t lowlat_tb_release(struct lowlat_timing_brain *b, struct lowlat_pacer *pa
 		b->backlog_refreshes = 0;
 		b->drains++;
 	}
-	b->target_ns = plan.target_ns;
+	b->target_ns = b->planned_ns = plan.target_ns;
 	b->after_release_ns = plan.after_ns - lead;
 	b->lead_ns = lead;
 	b->target_judged = adapts;

@@ -135,9 +135,11 @@ struct lowlat_timing_brain {
 	int64_t target_n;           /* the cap's refresh multiple it was planned at (0: the time grid) */
 	int64_t target_empty_every; /* ... and how often that cap leaves a refresh empty (pace_display.h) */
 	bool judge_miss;            /* this present's target is judged for the margin (lowlat_tb_target) */
-	/* This present's target (lowlat_tb_target; LOWLAT_LOG_UNKNOWN: none): what an app's own target
-	 * is weighed against (lowlat_tb_app_target). */
-	int64_t grid_ns;
+	/* The next present's target as planned (lowlat_tb_release), before a late frame moved it on;
+	 * this present's point on that grid (lowlat_tb_target; LOWLAT_LOG_UNKNOWN: none), what an app's
+	 * own target is weighed against (lowlat_tb_app_target), and whether its target was moved on. */
+	int64_t planned_ns, grid_ns;
+	bool frame_moved;
 	int64_t frame_lead_ns; /* the lead the current present's release allowed for */
 	/* The latest present's target (LOWLAT_LOG_UNKNOWN after a present without one): the early
 	 * method plans from it, relative targets count from it. */
@@ -183,12 +185,13 @@ bool lowlat_tb_ready(const struct lowlat_timing_brain *b);
 int64_t lowlat_tb_target(struct lowlat_timing_brain *b, int64_t now_ns, bool paced, enum lowlat_tb_mode mode);
 
 /* Whether the app's own target for this present stands, theirs_ns being where it asks the display
- * to show the frame (LOWLAT_LOG_UNKNOWN: not known): it asks for lowlat's refresh or a later one
- * (the app paces at or under the cap), or lowlat has no target for it (lowlat_tb_target). Otherwise
- * lowlat's target takes its place: the cap holds over the app's targets, which move later, never
- * earlier. *shown_ns: the refresh it asks for where it stands and lowlat has a grid (which goes on
- * from it), else LOWLAT_LOG_UNKNOWN. */
-bool lowlat_tb_app_target(const struct lowlat_timing_brain *b, int64_t theirs_ns, int64_t *shown_ns);
+ * to show the frame (LOWLAT_LOG_UNKNOWN: not known): it asks for the refresh of the cap's grid or a
+ * later one (the app paces at or under the cap), or lowlat has no target for it (lowlat_tb_target).
+ * The grid's point, not lowlat's target moved on after a late frame: that move is lowlat's own
+ * cadence, not the cap. Otherwise lowlat's target takes its place: the cap holds over the app's
+ * targets, which move later, never earlier. *shown_ns: the refresh it asks for where it stands and
+ * lowlat has a grid (which goes on from it), else LOWLAT_LOG_UNKNOWN. */
+bool lowlat_tb_app_target(struct lowlat_timing_brain *b, int64_t theirs_ns, int64_t *shown_ns);
 
 /* The earliest time the driver is asked to show a frame whose target is target_ns: half a refresh
  * before it on a fixed grid (less for FIFO_RELAXED on a driver that shows those at their target),

@@ -1,5 +1,7 @@
 /* test_brain_timing — the "timing" level's brain (layer/brain/timing.c) on reports written by hand:
- * where a FIFO_RELAXED display's refreshes start, and what it tells the caller about that. */
+ * where a FIFO_RELAXED display's refreshes start, and what it tells the caller about that; whether
+ * an app's own targets stand against the cap's grid. */
+#include "brain/grid.h"
 #include "brain/timing.h"
 #include "check.h"
 
@@ -100,10 +102,87 @@ static void late_on_a_guess(void)
 	             LOWLAT_TB_PHASE_SEEN);
 }
 
+/* One FIFO present of an app that sets its own targets, as the layer makes it (present_timing.c,
+ * then the release's plan): lowlat's target for it, the app's weighed against that, the present
+ * with the target that went down (the app's where it stands, else lowlat's), the next plan. Fills
+ * *fr for its report; returns whether the app's target stood. */
+static bool app_present(struct lowlat_timing_brain *b, struct lowlat_pacer *pacer, int64_t now,
+                        int64_t theirs, struct lowlat_tb_frame *fr)
+{
+	int64_t target = lowlat_tb_target(b, now, true, LOWLAT_TB_FIFO), shown, after;
+	bool stands = lowlat_tb_app_target(b, theirs, &shown);
+
+	if (!stands)
+		shown = target;
+	*fr = (struct lowlat_tb_frame){.start_ns = now - 5 * MS,
+	                               .present_ns = now,
+	                               .target_ns = shown,
+	                               .ask_ns = LOWLAT_LOG_UNKNOWN,
+	                               .vblank_latch = true,
+	                               .fifo = true};
+	lowlat_tb_presented(b, true, shown, fr);
+	lowlat_tb_release(b, pacer, 0, now, shown, &after);
+	return stands;
+}
+
+/* An app that sets its own targets at the cap's rate (60 fps on 120 Hz: every other refresh, its
+ * own timeline, as vkd3d_like --target-fps does) and one frame that misses its refresh. The cap's
+ * grid keeps a late frame's n refreshes (the next target a refresh on), but the app's timeline
+ * does not move, and its next target, a refresh it can still make, is no faster than the cap: it
+ * stands, and so does every later one. (Weighed against the grid moved on, each later target was
+ * a refresh earlier than lowlat's and was moved there, for good.) */
+static void app_targets_after_late_frame(void)
+{
+	struct lowlat_timing_brain b;
+	struct lowlat_pacer pacer;
+	struct lowlat_tb_frame fr;
+	const int late = 10, frames = 30;
+	int stood = 0, first_moved = 0;
+
+	lowlat_tb_init(&b, LOWLAT_TARGETS_ABSOLUTE, -1);
+	lowlat_tb_refresh(&b, REFRESH, false);
+	lowlat_pacer_init(&pacer);
+	lowlat_pacer_set_mfps(&pacer, 60000);
+	/* The first present, shown at a refresh start, gives the grid its phase; the grid goes on from
+	 * it, in phase with the app's timeline. */
+	int64_t vblank = 100 * MS, after;
+	fr = (struct lowlat_tb_frame){.start_ns = LOWLAT_LOG_UNKNOWN,
+	                              .present_ns = vblank - 10 * MS,
+	                              .target_ns = LOWLAT_LOG_UNKNOWN,
+	                              .ask_ns = LOWLAT_LOG_UNKNOWN,
+	                              .vblank_latch = true,
+	                              .fifo = true};
+	lowlat_tb_presented(&b, true, LOWLAT_LOG_UNKNOWN, &fr);
+	lowlat_tb_report(&b, &fr, vblank - 8 * MS, vblank);
+	CHECK(lowlat_tb_ready(&b));
+	lowlat_tb_release(&b, &pacer, 0, vblank - 5 * MS, vblank, &after);
+	for (int k = 1; k <= frames; k++) {
+		/* The app asks for its refresh 500 us in (nearest), presenting 7 ms ahead of it, after
+		 * the frame before was shown. */
+		int64_t refresh = vblank + 2 * k * REFRESH;
+		bool stands = app_present(&b, &pacer, refresh - 7 * MS, refresh + 500 * US, &fr);
+		stood += stands;
+		if (!stands && !first_moved)
+			first_moved = k;
+		/* Ready 3 ms before the refresh it went down for, shown there; the late one is ready 2 ms
+		 * after it, and shown at the next. */
+		int64_t ready = k == late ? fr.target_ns + 2 * MS : fr.target_ns - 3 * MS;
+		lowlat_tb_report(&b, &fr, ready, lowlat_refresh_at_or_after(ready, vblank, REFRESH));
+		if (stands)
+			CHECK_EQ_I64(fr.target_ns, refresh);
+	}
+	CHECK_EQ_I64(first_moved, 0);
+	CHECK_EQ_I64(stood, frames);
+	/* The late frame's successor went at the app's refresh, one after the late one: no frame was
+	 * moved on. */
+	CHECK_EQ_I64(b.cadence_moves, 0);
+}
+
 int main(void)
 {
 	RUN(phase_unseen_then_seen);
 	RUN(phase_seen_first);
 	RUN(late_on_a_guess);
+	RUN(app_targets_after_late_frame);
 	return check_result();
 }
