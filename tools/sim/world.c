@@ -88,13 +88,15 @@ void sim_sleep_for(struct sim *s, int64_t duration_ns)
 }
 
 /* lowlat's sleeper on the world's time: a kernel sleep wakes as the host says, and every clock
- * read of a spin moves time on a step, which the spin costs in CPU. */
+ * read of a spin moves time on a step, which the spin costs in CPU. A spinning thread is held off
+ * by the host's stalls as the app's work is (the trace's stalls are what a spinning thread saw):
+ * the stall delays the release and costs no CPU, the thread not running. */
 static int64_t clock_now(void *ctx)
 {
 	struct sim *s = ctx;
 
 	if (s->spin_read) {
-		s->now += SIM_SPIN_STEP_NS;
+		s->now = sim_host_run(&s->host, s->now, SIM_SPIN_STEP_NS);
 		s->spin_ns += SIM_SPIN_STEP_NS;
 	}
 	s->spin_read = true;
