@@ -65,8 +65,7 @@ static bool lowlat_init(struct sim *s)
 	lowlat_pacer_init(&l->pacer);
 	lowlat_pacer_set_mfps(&l->pacer, lowlat_fps_to_mfps(s->cfg->fps));
 	lowlat_sleeper_init(&l->sleeper);
-	l->sleeper.keep_timer_slack = true;
-	l->clock = sim_lowlat_clock(s);
+	l->clock = sim_lowlat_clock(s, &l->sleeper);
 	l->sleeper.base = &l->clock;
 	s->state = l;
 	return true;

@@ -115,10 +115,11 @@ struct sim {
 	struct sim_host host;
 	uint64_t rng;
 	int64_t now;
-	int64_t period_ns; /* the display's nominal refresh */
-	int64_t spin_ns;   /* CPU spent spinning in waits */
-	uint64_t sleeps;   /* sleeps made in waits (each a syscall) */
-	bool spin_read;    /* the sleeper's next clock read is a spin step */
+	int64_t period_ns;                    /* the display's nominal refresh */
+	int64_t spin_ns;                      /* CPU spent spinning in waits */
+	uint64_t sleeps;                      /* sleeps made in waits (each a syscall) */
+	bool spin_read;                       /* the sleeper's next clock read is a spin step */
+	const struct lowlat_sleeper *sleeper; /* whose waits sim_lowlat_clock serves */
 	struct vd_engine engine;
 	struct vd_model model;
 	/* lowlat's mode: the app's FIFO_RELAXED kept, its FIFO made FIFO_LATEST_READY where the
@@ -153,7 +154,9 @@ void sim_display(struct sim *s);
 
 /* Sleeps, for the policies. To an absolute deadline with the thread's timer slack at 1 ns (lowlat's
  * own waits, the floor); relative, with the kernel's default 50 us slack (MangoHud's
- * std::this_thread::sleep_for). Each returns when the thread runs again. */
+ * std::this_thread::sleep_for). Each returns when the thread runs again: the timer fires at the end
+ * of the slack (an hrtimer's hard expiry, where no other timer fires first), and the thread runs
+ * as late after that as the host says. */
 void sim_sleep_until(struct sim *s, int64_t deadline_ns);
 void sim_sleep_for(struct sim *s, int64_t duration_ns);
 /* The kernel's default timer slack for a normal thread (prctl(2), PR_SET_TIMERSLACK). */
@@ -163,9 +166,12 @@ void sim_sleep_for(struct sim *s, int64_t duration_ns);
  * or the blanking: lowlat's FIFO_RELAXED room and the tear slack (brain/timing.h). */
 #define SIM_TEAR_EDGE_NS 300000
 
-/* A clock for lowlat's sleeper (clock.h, struct lowlat_clock) on the world's time. */
+/* A clock for lowlat's sleeper (clock.h, struct lowlat_clock) on the world's time. Its sleeps have
+ * the timer slack the sleeper gives them: 1 ns, or the thread's default where it keeps the
+ * thread's (keep_timer_slack). */
 struct lowlat_clock;
-struct lowlat_clock sim_lowlat_clock(struct sim *s);
+struct lowlat_sleeper;
+struct lowlat_clock sim_lowlat_clock(struct sim *s, const struct lowlat_sleeper *sleeper);
 
 /* The policies (policies.c). */
 extern const struct sim_policy sim_lowlat, sim_mangohud_late, sim_floor, sim_oracle;

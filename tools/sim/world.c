@@ -73,11 +73,17 @@ void sim_display(struct sim *s)
 	vd_engine_advance(&s->engine, s->now);
 }
 
-void sim_sleep_until(struct sim *s, int64_t deadline_ns)
+/* An absolute sleep, the thread's timer slack slack_ns (1 ns counts as none). */
+static void sleep_abs(struct sim *s, int64_t deadline_ns, int64_t slack_ns)
 {
 	s->sleeps++;
 	if (deadline_ns > s->now)
-		s->now = deadline_ns + sim_host_wake_late(&s->host);
+		s->now = deadline_ns + slack_ns + sim_host_wake_late(&s->host);
+}
+
+void sim_sleep_until(struct sim *s, int64_t deadline_ns)
+{
+	sleep_abs(s, deadline_ns, 0);
 }
 
 void sim_sleep_for(struct sim *s, int64_t duration_ns)
@@ -107,13 +113,15 @@ static void clock_sleep(void *ctx, int64_t deadline_ns, int64_t tolerance_ns)
 {
 	struct sim *s = ctx;
 
+	/* clock.c lowers the thread's slack to 1 ns for the sleep unless the sleeper keeps it. */
 	(void)tolerance_ns;
-	sim_sleep_until(s, deadline_ns);
+	sleep_abs(s, deadline_ns, s->sleeper->keep_timer_slack ? SIM_DEFAULT_TIMER_SLACK_NS : 0);
 	s->spin_read = false;
 }
 
-struct lowlat_clock sim_lowlat_clock(struct sim *s)
+struct lowlat_clock sim_lowlat_clock(struct sim *s, const struct lowlat_sleeper *sleeper)
 {
+	s->sleeper = sleeper;
 	return (struct lowlat_clock){.now_ns = clock_now, .sleep_until_ns = clock_sleep, .ctx = s};
 }
 
