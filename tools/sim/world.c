@@ -9,10 +9,6 @@
 #include "clock.h"
 #include "sim.h"
 
-/* The CPU a sleep costs its thread beyond the spin: the syscall and the two context switches. */
-#define SIM_SLEEP_CPU_NS 2000
-/* A spinning thread's clock reads are this far apart in virtual time. */
-#define SIM_SPIN_STEP_NS 1000
 /* Where virtual time starts: far enough from 0 that no time the brain keeps reads as "none". */
 #define SIM_START_NS 1000000000ll
 
@@ -243,8 +239,8 @@ bool sim_run(const struct sim_config *cfg, const struct sim_policy *p, struct si
 		vd_engine_set_vrr(&s.engine, cfg->vrr_min_mhz);
 	vd_model_init(&s.model, cfg->profile, cfg->rate_mhz, cfg->vrr_min_mhz, true, 0x5eed0000ull);
 	s.period_ns = (int64_t)vd_model_period_ns(&s.model);
-	s.app_mode = cfg->relaxed ? VD_MODE_FIFO_RELAXED : VD_MODE_FIFO;
-	s.fifo_mode = !cfg->relaxed && cfg->profile->fifo_latest_ready &&
+	s.app_mode = cfg->immediate ? VD_MODE_IMMEDIATE : cfg->relaxed ? VD_MODE_FIFO_RELAXED : VD_MODE_FIFO;
+	s.fifo_mode = !cfg->relaxed && !cfg->immediate && cfg->profile->fifo_latest_ready &&
 	                              (cfg->profile->modes & VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY))
 	                      ? VD_MODE_FIFO_LATEST_READY
 	                      : s.app_mode;
