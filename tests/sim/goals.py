@@ -8,7 +8,8 @@ machine) and holds lowlat's row to a bound; a miss prints the bound, the value, 
 where the rule went wrong (a frame shown after the refresh it asked for, or dropped; or one shown
 off the cap's refresh count) and the command that writes every frame of that run to a CSV.
 
-  deterministic         the same seed twice gives the same bytes; another seed, other numbers
+  deterministic         the same seed twice gives the same bytes (the sleep curve too); another
+                        seed, other numbers
   speed                 100,000 frames of lowlat take at most 1 s of CPU
   quiet-120-PROFILE     quiet host, 2 ms frames, 120 Hz, cap 120: p50 <= render + 1.0 ms,
                         p99 <= render + 2.5 ms, repeats <= 0.5% of refreshes
@@ -21,6 +22,12 @@ off the cap's refresh count) and the command that writes every frame of that run
   vm-CAP-PROFILE        the recorded VM host (tests/sim/hosts), caps 120, 117, 60: p50 and mean
                         latency each <= 1.1 x the best fixed lead's (the oracle), repeats <= the
                         oracle's + 0.2 points
+  curve-CAP-HOST        the sleep curve (--sleep-curve: the "cpu" level, the app in IMMEDIATE) on
+                        HOST (quiet or vm): no fixed spin tail both as cheap as lowlat's sleeper
+                        (its CPU a frame less one sleep's) and as precise (its release error p99
+                        plus one spin step); and the goal on the interval error p99: at most the
+                        floor's (tail 0) and 0.5 x MangoHud's late limiter's, at a CPU a frame (the
+                        app's and the wait's) at most 1.1 x MangoHud's
 
 The oracle is the fixed lead with the lowest mean, not the lowest p50: in FIFO a fixed lead whose
 late frames queue a refresh behind the one before has the lowest p50 while up to half its frames
@@ -88,7 +95,11 @@ def case_deterministic(sim, trace):
     other = [*args[:-1], SEED + 1]
     if run(sim, *other) == a:
         raise Miss("another seed gave the same output: the draws do not depend on it")
-    print("the same seed twice: identical; another seed: different")
+    curve = ["--sleep-curve", "--fps", 144, "--render-ms", RENDER_MS, "--host", trace, "--frames", 5000,
+             "--seed", SEED, "--json"]
+    if run(sim, *curve) != run(sim, *curve):
+        raise Miss("the same seed gave two different sleep curves")
+    print("the same seed twice: identical (the sleep curve too); another seed: different")
 
 
 def case_speed(sim, trace):
@@ -141,6 +152,38 @@ def case_vm(sim, trace, cap, profile):
         raise Miss(where(sim, args, low))
 
 
+def case_curve(sim, trace, cap, host):
+    args = ["--sleep-curve", "--fps", cap, "--render-ms", RENDER_MS, "--host",
+            {"quiet": "quiet", "vm": trace}[host], "--frames", FRAMES, "--seed", SEED]
+    r = json.loads(run(sim, *args, "--json"))
+    tails = [p for p in r["points"] if p["wait"] == "tail"]
+    low = next(p for p in r["points"] if p["wait"] == "lowlat")
+    mh = next(p for p in r["points"] if p["wait"] == "mangohud-late")
+    app = r["app_cpu_us"]
+    ok = True
+    # Above the curve: a fixed tail as cheap (at most lowlat's CPU a frame less one sleep: lowlat
+    # sleeps twice a wait, the tails once, and the host model gives the second sleep no precision
+    # of its own) and as precise (a release p99 at most lowlat's plus one spin step, the spin's
+    # resolution).
+    cpu_bound = low["wait_cpu_us"] - r["sleep_cpu_us"]
+    p99_bound = low["release_p99_us"] + r["spin_step_us"]
+    print(f"lowlat: release p99 {low['release_p99_us']:.3f} us at {low['wait_cpu_us']:.3f} us of CPU a frame")
+    for t in tails:
+        if t["wait_cpu_us"] <= cpu_bound:
+            above = t["release_p99_us"] <= p99_bound
+            print(f"tail {t['tail_us']:.0f} us at {t['wait_cpu_us']:.3f} us (<= {cpu_bound:.3f}): release p99 "
+                  f"{t['release_p99_us']:.3f} us ({'<=' if above else '>'} {p99_bound:.3f}) "
+                  f"{'MISS: lowlat above the curve' if above else 'ok'}")
+            ok &= not above
+    ok &= check(sim, args, "lowlat interval p99 us - the floor's (tail 0)",
+                low["interval_p99_us"] - tails[0]["interval_p99_us"], 0.0)
+    ok &= check(sim, args, "lowlat interval p99 / MangoHud's", low["interval_p99_us"] / mh["interval_p99_us"], 0.5)
+    ok &= check(sim, args, "lowlat CPU a frame / MangoHud's (the app's and the wait's)",
+                (app + low["wait_cpu_us"]) / (app + mh["wait_cpu_us"]), 1.1)
+    if not ok:
+        raise Miss(f"lowlat's sleeper off the curve or the goal; every row: {' '.join(map(str, [sim, *args]))}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sim", required=True)
@@ -153,6 +196,8 @@ def main():
             case_deterministic(a.sim, a.trace)
         elif name == "speed":
             case_speed(a.sim, a.trace)
+        elif name == "curve" and len(rest) == 2 and rest[1] in ("quiet", "vm"):
+            case_curve(a.sim, a.trace, int(rest[0]), rest[1])
         elif name in ("quiet", "vm", "relaxed") and len(rest) == 2:
             case = {"quiet": case_quiet, "vm": case_vm, "relaxed": case_relaxed}[name]
             case(a.sim, a.trace, int(rest[0]), rest[1])

@@ -14,9 +14,14 @@ static const char usage[] =
         "                  [--vrr MIN_HZ] [--relaxed] [--present-us U] [--images N] [--host quiet|FILE]\n"
         "                  [--frames N] [--warmup N] [--seed S] [--policy NAME] [--frames-csv FILE]\n"
         "                  [--json]\n"
+        "       lowlat-sim --sleep-curve --fps F --render-ms R [--host quiet|FILE] [--frames N]\n"
+        "                  [--seed S] [--json]\n"
         "       lowlat-sim --record-host FILE [--seconds S]\n"
         "Runs lowlat's pacing brain, the best fixed lead (oracle), MangoHud's late limiter and a bare\n"
-        "sleep (floor) on the virtual display's engine with driver profile P, in virtual time.\n";
+        "sleep (floor) on the virtual display's engine with driver profile P, in virtual time.\n"
+        "--sleep-curve: lowlat's CPU pacer releasing an app in IMMEDIATE, its wait one sleep and a\n"
+        "fixed spin tail (0 to 1000 us), then lowlat's own sleeper, a plain sleep at the default timer\n"
+        "slack and MangoHud's late limiter: each wait's release error against its CPU a frame.\n";
 
 /* The oracle's search runs on at most this many frames; the lead it finds then runs on all. */
 #define ORACLE_SEARCH_FRAMES 20000
@@ -28,7 +33,7 @@ struct options {
 	struct sim_config cfg;
 	const char *host, *policy, *frames_csv, *record;
 	double seconds;
-	bool json;
+	bool json, curve;
 };
 
 static bool number(const char *flag, const char *text, double lo, double hi, double *out)
@@ -57,6 +62,10 @@ static bool parse(int argc, char **argv, struct options *o)
 		bool ok = true;
 		if (!strcmp(a, "--json")) {
 			o->json = true;
+			continue;
+		}
+		if (!strcmp(a, "--sleep-curve")) {
+			o->curve = true;
 			continue;
 		}
 		if (!strcmp(a, "--relaxed")) {
@@ -115,6 +124,16 @@ static bool parse(int argc, char **argv, struct options *o)
 	}
 	if (o->record)
 		return true;
+	/* The curve's app presents in IMMEDIATE: the display neither holds it back nor is judged, so
+	 * any profile and rate do. */
+	if (o->curve && !profile)
+		profile = "spec";
+	if (o->curve && !hz)
+		hz = 120;
+	if (o->curve && (!o->cfg.fps || render < 0)) {
+		fprintf(stderr, "lowlat-sim: --sleep-curve needs --fps and --render-ms\n%s", usage);
+		return false;
+	}
 	if (!profile || !hz || !o->cfg.fps || render < 0) {
 		fprintf(stderr, "lowlat-sim: --profile, --hz, --fps and --render-ms are needed\n%s", usage);
 		return false;
@@ -246,6 +265,11 @@ int main(int argc, char **argv)
 		if (!(trace = sim_trace_load(o.host)))
 			return 2;
 		o.cfg.trace = trace;
+	}
+	if (o.curve) {
+		rc = sim_sleep_curve(&o.cfg, trace ? trace->name : "quiet", o.json);
+		sim_trace_free(trace);
+		return rc;
 	}
 	struct sim_frame *frames = calloc(o.cfg.frames, sizeof(*frames));
 	if (!frames) {

@@ -13,8 +13,13 @@
  *   mangohud-late  MangoHud's limiter, fps_limit_method=late, as its src/fps_limiter.h has it:
  *                  after the present, sleep_for(interval - (time since its last sleep ended) -
  *                  overhead), overhead being the last sleep's oversleep (0 beyond half an
- *                  interval); FIFO, no targets, the thread's default timer slack.
- *   floor          a bare absolute sleep to each point of the cap's grid, timer slack 1 ns; FIFO.
+ *                  interval); the app's mode (FIFO unless the world says otherwise), no
+ *                  targets, the thread's default timer slack.
+ *   floor          a bare absolute sleep to each point of the cap's grid, timer slack 1 ns; the
+ *                  app's mode.
+ *   lowlat-cpu     the layer's "cpu" level (layer/level/level_cpu.c): the CPU pacer's deadline, a
+ *                  precise wait to it, a late wake-up told to the pacer; the wait is lowlat's
+ *                  sleeper or, for the sleep curve, one sleep and a fixed spin tail. The app's mode.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -65,8 +70,7 @@ static bool lowlat_init(struct sim *s)
 	lowlat_pacer_init(&l->pacer);
 	lowlat_pacer_set_mfps(&l->pacer, lowlat_fps_to_mfps(s->cfg->fps));
 	lowlat_sleeper_init(&l->sleeper);
-	l->sleeper.keep_timer_slack = true;
-	l->clock = sim_lowlat_clock(s);
+	l->clock = sim_lowlat_clock(s, &l->sleeper);
 	l->sleeper.base = &l->clock;
 	s->state = l;
 	return true;
@@ -233,6 +237,67 @@ const struct sim_policy sim_lowlat = {
         .fini = lowlat_fini,
 };
 
+/* ---- lowlat-cpu ---- */
+
+struct lowlat_cpu {
+	struct lowlat_pacer pacer;
+	struct lowlat_sleeper sleeper;
+	struct lowlat_clock clock;
+};
+
+static bool lowlat_cpu_init(struct sim *s)
+{
+	struct lowlat_cpu *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return false;
+	lowlat_pacer_init(&c->pacer);
+	lowlat_pacer_set_mfps(&c->pacer, lowlat_fps_to_mfps(s->cfg->fps));
+	if (s->policy->tail_ns == SIM_TAIL_ADAPTIVE)
+		lowlat_sleeper_init(&c->sleeper);
+	else /* lead 0: no first sleep; one sleep to the deadline less the tail, then the spin */
+		c->sleeper = (struct lowlat_sleeper){.tail_ns = s->policy->tail_ns};
+	c->sleeper.keep_timer_slack = s->policy->keep_timer_slack;
+	c->clock = sim_lowlat_clock(s, &c->sleeper);
+	c->sleeper.base = &c->clock;
+	s->state = c;
+	return true;
+}
+
+/* The app's own mode, and no target. */
+static void app_mode(struct sim *s, struct sim_frame *f, struct vd_request *req)
+{
+	(void)f;
+	req->mode = s->app_mode;
+}
+
+/* present.c's late wait on the CPU grid: the deadline, the precise wait, then lowlat_cpu_woke. */
+static void lowlat_cpu_release(struct sim *s, struct sim_frame *f)
+{
+	struct lowlat_cpu *c = s->state;
+	int64_t begin = s->now;
+
+	f->release_ns = lowlat_pacer_next_deadline(&c->pacer, s->now);
+	s->spin_read = false;
+	lowlat_sleep_until_ns(&c->sleeper, f->release_ns, LOWLAT_WAIT_PRECISE);
+	if (f->release_ns > begin && s->now > f->release_ns)
+		lowlat_pacer_released(&c->pacer, f->release_ns, s->now);
+}
+
+static void free_state(struct sim *s)
+{
+	free(s->state);
+}
+
+const struct sim_policy sim_lowlat_cpu = {
+        .name = "lowlat-cpu",
+        .init = lowlat_cpu_init,
+        .request = app_mode,
+        .release = lowlat_cpu_release,
+        .fini = free_state,
+        .tail_ns = SIM_TAIL_ADAPTIVE,
+};
+
 /* ---- the cap's grid, for the oracle and the floor ---- */
 
 struct grid {
@@ -274,28 +339,16 @@ static bool floor_init(struct sim *s)
 	return true;
 }
 
-/* The app's own mode: FIFO, or FIFO_RELAXED. */
-static void plain_fifo(struct sim *s, struct sim_frame *f, struct vd_request *req)
-{
-	(void)f;
-	req->mode = s->app_mode;
-}
-
 static void floor_release(struct sim *s, struct sim_frame *f)
 {
 	f->release_ns = grid_next(s->state, s->now);
 	sim_sleep_until(s, f->release_ns);
 }
 
-static void free_state(struct sim *s)
-{
-	free(s->state);
-}
-
 const struct sim_policy sim_floor = {
         .name = "floor",
         .init = floor_init,
-        .request = plain_fifo,
+        .request = app_mode,
         .release = floor_release,
         .fini = free_state,
 };
@@ -337,7 +390,7 @@ static void mangohud_release(struct sim *s, struct sim_frame *f)
 const struct sim_policy sim_mangohud_late = {
         .name = "mangohud-late",
         .init = mangohud_init,
-        .request = plain_fifo,
+        .request = app_mode,
         .release = mangohud_release,
         .fini = free_state,
 };

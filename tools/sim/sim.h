@@ -70,7 +70,10 @@ struct sim_config {
 	int64_t render_ns, gpu_ns;     /* the app's CPU and GPU time per frame (means) */
 	double jitter;                 /* the CPU time's relative standard deviation */
 	bool relaxed;                  /* the app presents in FIFO_RELAXED (else FIFO) */
-	int64_t present_ns;            /* the driver's present call */
+	/* The app presents in IMMEDIATE: nothing holds it back but its limiter (vkcube on Xvfb, as
+	 * tools/bench-limiter runs it). */
+	bool immediate;
+	int64_t present_ns; /* the driver's present call */
 	uint32_t images;
 	uint64_t frames, warmup;
 	uint64_t seed;
@@ -105,8 +108,13 @@ struct sim_policy {
 	void (*request)(struct sim *s, struct sim_frame *f, struct vd_request *req);
 	void (*release)(struct sim *s, struct sim_frame *f);
 	void (*fini)(struct sim *s);
-	int64_t lead_ns; /* the oracle's fixed lead */
+	int64_t lead_ns;       /* the oracle's fixed lead */
+	int64_t tail_ns;       /* lowlat-cpu's wait: one sleep and a spin this long, or SIM_TAIL_ADAPTIVE */
+	bool keep_timer_slack; /* lowlat-cpu's sleeper leaves the thread's default timer slack */
 };
+
+/* lowlat-cpu's wait is lowlat's own sleeper, its lead and tail learned (layer/clock/clock.c). */
+#define SIM_TAIL_ADAPTIVE (-1)
 
 struct sim {
 	const struct sim_config *cfg;
@@ -115,10 +123,11 @@ struct sim {
 	struct sim_host host;
 	uint64_t rng;
 	int64_t now;
-	int64_t period_ns; /* the display's nominal refresh */
-	int64_t spin_ns;   /* CPU spent spinning in waits */
-	uint64_t sleeps;   /* sleeps made in waits (each a syscall) */
-	bool spin_read;    /* the sleeper's next clock read is a spin step */
+	int64_t period_ns;                    /* the display's nominal refresh */
+	int64_t spin_ns;                      /* CPU spent spinning in waits */
+	uint64_t sleeps;                      /* sleeps made in waits (each a syscall) */
+	bool spin_read;                       /* the sleeper's next clock read is a spin step */
+	const struct lowlat_sleeper *sleeper; /* whose waits sim_lowlat_clock serves */
 	struct vd_engine engine;
 	struct vd_model model;
 	/* lowlat's mode: the app's FIFO_RELAXED kept, its FIFO made FIFO_LATEST_READY where the
@@ -153,22 +162,41 @@ void sim_display(struct sim *s);
 
 /* Sleeps, for the policies. To an absolute deadline with the thread's timer slack at 1 ns (lowlat's
  * own waits, the floor); relative, with the kernel's default 50 us slack (MangoHud's
- * std::this_thread::sleep_for). Each returns when the thread runs again. */
+ * std::this_thread::sleep_for). Each returns when the thread runs again: the timer fires at the end
+ * of the slack (an hrtimer's hard expiry, where no other timer fires first), and the thread runs
+ * as late after that as the host says. */
 void sim_sleep_until(struct sim *s, int64_t deadline_ns);
 void sim_sleep_for(struct sim *s, int64_t duration_ns);
 /* The kernel's default timer slack for a normal thread (prctl(2), PR_SET_TIMERSLACK). */
 #define SIM_DEFAULT_TIMER_SLACK_NS 50000
+/* The CPU a sleep costs its thread beyond the spin: the syscall and the two context switches. */
+#define SIM_SLEEP_CPU_NS 2000
+/* A spinning thread's clock reads are this far apart in virtual time. */
+#define SIM_SPIN_STEP_NS 1000
 
 /* How far before a refresh a torn frame's first pixel may go out and still tear in the last lines
  * or the blanking: lowlat's FIFO_RELAXED room and the tear slack (brain/timing.h). */
 #define SIM_TEAR_EDGE_NS 300000
 
-/* A clock for lowlat's sleeper (clock.h, struct lowlat_clock) on the world's time. */
+/* A clock for lowlat's sleeper (clock.h, struct lowlat_clock) on the world's time. Its sleeps have
+ * the timer slack the sleeper gives them: 1 ns, or the thread's default where it keeps the
+ * thread's (keep_timer_slack). */
 struct lowlat_clock;
-struct lowlat_clock sim_lowlat_clock(struct sim *s);
+struct lowlat_sleeper;
+struct lowlat_clock sim_lowlat_clock(struct sim *s, const struct lowlat_sleeper *sleeper);
 
-/* The policies (policies.c). */
-extern const struct sim_policy sim_lowlat, sim_mangohud_late, sim_floor, sim_oracle;
+/* The policies (policies.c). lowlat-cpu is the layer's "cpu" level, the level of a swapchain
+ * without present timing (bench-limiter's): lowlat's CPU pacer (layer/brain/pace.h) and a precise
+ * wait to its deadline, with lowlat's sleeper or a fixed spin tail (tail_ns). */
+extern const struct sim_policy sim_lowlat, sim_mangohud_late, sim_floor, sim_oracle, sim_lowlat_cpu;
+
+/* ---- the sleep curve (sleep_curve.c) ---- */
+
+/* Runs lowlat-cpu with fixed spin tails, with lowlat's own sleeper and MangoHud's late limiter on
+ * the world cfg (the app in IMMEDIATE), and prints each wait's release error and CPU a frame: the
+ * precision a wait buys with its CPU on this host, and where lowlat's rule sits on that curve.
+ * host names the host in the heading. Returns 0, or 1 out of memory. */
+int sim_sleep_curve(const struct sim_config *cfg, const char *host, bool json);
 
 /* The cap's refresh multiple: n >= 1 when the cap is at or near refresh/n (brain/pace_display.h),
  * 0 otherwise (the time grid). */

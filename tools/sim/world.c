@@ -9,10 +9,6 @@
 #include "clock.h"
 #include "sim.h"
 
-/* The CPU a sleep costs its thread beyond the spin: the syscall and the two context switches. */
-#define SIM_SLEEP_CPU_NS 2000
-/* A spinning thread's clock reads are this far apart in virtual time. */
-#define SIM_SPIN_STEP_NS 1000
 /* Where virtual time starts: far enough from 0 that no time the brain keeps reads as "none". */
 #define SIM_START_NS 1000000000ll
 
@@ -73,11 +69,17 @@ void sim_display(struct sim *s)
 	vd_engine_advance(&s->engine, s->now);
 }
 
-void sim_sleep_until(struct sim *s, int64_t deadline_ns)
+/* An absolute sleep, the thread's timer slack slack_ns (1 ns counts as none). */
+static void sleep_abs(struct sim *s, int64_t deadline_ns, int64_t slack_ns)
 {
 	s->sleeps++;
 	if (deadline_ns > s->now)
-		s->now = deadline_ns + sim_host_wake_late(&s->host);
+		s->now = deadline_ns + slack_ns + sim_host_wake_late(&s->host);
+}
+
+void sim_sleep_until(struct sim *s, int64_t deadline_ns)
+{
+	sleep_abs(s, deadline_ns, 0);
 }
 
 void sim_sleep_for(struct sim *s, int64_t duration_ns)
@@ -88,13 +90,15 @@ void sim_sleep_for(struct sim *s, int64_t duration_ns)
 }
 
 /* lowlat's sleeper on the world's time: a kernel sleep wakes as the host says, and every clock
- * read of a spin moves time on a step, which the spin costs in CPU. */
+ * read of a spin moves time on a step, which the spin costs in CPU. A spinning thread is held off
+ * by the host's stalls as the app's work is (the trace's stalls are what a spinning thread saw):
+ * the stall delays the release and costs no CPU, the thread not running. */
 static int64_t clock_now(void *ctx)
 {
 	struct sim *s = ctx;
 
 	if (s->spin_read) {
-		s->now += SIM_SPIN_STEP_NS;
+		s->now = sim_host_run(&s->host, s->now, SIM_SPIN_STEP_NS);
 		s->spin_ns += SIM_SPIN_STEP_NS;
 	}
 	s->spin_read = true;
@@ -105,13 +109,15 @@ static void clock_sleep(void *ctx, int64_t deadline_ns, int64_t tolerance_ns)
 {
 	struct sim *s = ctx;
 
+	/* clock.c lowers the thread's slack to 1 ns for the sleep unless the sleeper keeps it. */
 	(void)tolerance_ns;
-	sim_sleep_until(s, deadline_ns);
+	sleep_abs(s, deadline_ns, s->sleeper->keep_timer_slack ? SIM_DEFAULT_TIMER_SLACK_NS : 0);
 	s->spin_read = false;
 }
 
-struct lowlat_clock sim_lowlat_clock(struct sim *s)
+struct lowlat_clock sim_lowlat_clock(struct sim *s, const struct lowlat_sleeper *sleeper)
 {
+	s->sleeper = sleeper;
 	return (struct lowlat_clock){.now_ns = clock_now, .sleep_until_ns = clock_sleep, .ctx = s};
 }
 
@@ -233,8 +239,8 @@ bool sim_run(const struct sim_config *cfg, const struct sim_policy *p, struct si
 		vd_engine_set_vrr(&s.engine, cfg->vrr_min_mhz);
 	vd_model_init(&s.model, cfg->profile, cfg->rate_mhz, cfg->vrr_min_mhz, true, 0x5eed0000ull);
 	s.period_ns = (int64_t)vd_model_period_ns(&s.model);
-	s.app_mode = cfg->relaxed ? VD_MODE_FIFO_RELAXED : VD_MODE_FIFO;
-	s.fifo_mode = !cfg->relaxed && cfg->profile->fifo_latest_ready &&
+	s.app_mode = cfg->immediate ? VD_MODE_IMMEDIATE : cfg->relaxed ? VD_MODE_FIFO_RELAXED : VD_MODE_FIFO;
+	s.fifo_mode = !cfg->relaxed && !cfg->immediate && cfg->profile->fifo_latest_ready &&
 	                              (cfg->profile->modes & VD_MODE_BIT(VD_MODE_FIFO_LATEST_READY))
 	                      ? VD_MODE_FIFO_LATEST_READY
 	                      : s.app_mode;
