@@ -3,8 +3,9 @@
 # presents from its queue thread, with VK_NV_low_latency2 and VK_EXT_present_timing wherever they are
 # offered. Built from ../shared/third_party by tests/vkd3d/build.sh; validation below lowlat.
 #
-#   vkd3d.sh D3D12_FRAMES VDISPLAY_MANIFEST_DIR MISSING CASE
+#   vkd3d.sh D3D12_FRAMES VDISPLAY_MANIFEST_DIR MISSING CASE [FRAMES]
 #
+# FRAMES: the frames each app presents (300: 5 s at 60 fps).
 # MISSING, when not empty, says why vkd3d-proton could not be built here: the test skips, saying so,
 # before it starts. D3D12_FRAMES is tests/apps/d3d12/d3d12_frames.c built against it; vkd3d-proton's
 # own gears demo lies in the same build (build/demos/gears). Rates come from outside lowlat: the bench
@@ -41,7 +42,7 @@
 #                     the grid's), the display shows 60 a second.
 . "$(dirname "$0")/../e2e/lib.sh"
 
-app=$1 vdisplay=$2 missing=$3 case=$4
+app=$1 vdisplay=$2 missing=$3 case=$4 frames=${5:-300}
 name=vkd3d-$case
 if [ -n "$missing" ]; then
 	echo "$name: skipped: $missing"
@@ -49,7 +50,6 @@ if [ -n "$missing" ]; then
 fi
 gears=$(dirname "$app")/build/demos/gears
 judge=$(dirname "$0")/judge.py
-frames=300
 export VKD3D_DEBUG=none LOWLAT_FPS=60
 # What validation reports of vkd3d-proton itself, with lowlat or without (both seen without it):
 # - it calibrates present timing against CLOCK_MONOTONIC_RAW without checking that the device lists
