@@ -167,6 +167,11 @@ void sim_display(struct sim *s);
  * as late after that as the host says. */
 void sim_sleep_until(struct sim *s, int64_t deadline_ns);
 void sim_sleep_for(struct sim *s, int64_t duration_ns);
+
+/* Sorts n values in ascending order. */
+void sim_sort_i64(int64_t *v, uint64_t n);
+/* The nearest-rank pct-th percentile of n sorted values; 0 where n is 0. */
+int64_t sim_percentile(const int64_t *sorted, uint64_t n, double pct);
 /* The kernel's default timer slack for a normal thread (prctl(2), PR_SET_TIMERSLACK). */
 #define SIM_DEFAULT_TIMER_SLACK_NS 50000
 /* The CPU a sleep costs its thread beyond the spin: the syscall and the two context switches. */

@@ -33,19 +33,10 @@ struct point {
 	uint64_t waits; /* measured frames whose deadline lay ahead when the wait began */
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The nearest-rank percentile of n sorted values, in us. */
 static double percentile_us(const int64_t *sorted, uint64_t n, double pct)
 {
-	if (!n)
-		return 0;
-	uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)n);
-	return (double)sorted[rank ? rank - 1 : 0] * 1e-3;
+	return (double)sim_percentile(sorted, n, pct) * 1e-3;
 }
 
 /* The run's release and interval errors, from the frames: a frame's actual release is the next
@@ -63,7 +54,7 @@ static void measure(const struct sim_config *cfg, const struct sim_frame *frames
 		if (f->release_ns > f->present_ns + cfg->present_ns)
 			buf[n++] = frames[i + 1].start_ns - f->release_ns;
 	}
-	qsort(buf, n, sizeof(*buf), cmp_i64);
+	sim_sort_i64(buf, n);
 	pt->waits = n;
 	pt->release_us[0] = percentile_us(buf, n, 50);
 	pt->release_us[1] = percentile_us(buf, n, 99);
@@ -72,7 +63,7 @@ static void measure(const struct sim_config *cfg, const struct sim_frame *frames
 	for (uint64_t i = from; i + 1 < cfg->frames; i++)
 		buf[n++] = llabs(
 		        (int64_t)llround((double)(frames[i + 1].start_ns - frames[i].start_ns) - interval));
-	qsort(buf, n, sizeof(*buf), cmp_i64);
+	sim_sort_i64(buf, n);
 	pt->interval_us[0] = percentile_us(buf, n, 50);
 	pt->interval_us[1] = percentile_us(buf, n, 99);
 }

@@ -139,12 +139,22 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double percentile_ms(const int64_t *sorted, uint64_t n, double pct)
+void sim_sort_i64(int64_t *v, uint64_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+}
+
+int64_t sim_percentile(const int64_t *sorted, uint64_t n, double pct)
 {
 	if (!n)
 		return 0;
 	uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)n);
-	return (double)sorted[rank ? rank - 1 : 0] * 1e-6;
+	return sorted[rank ? rank - 1 : 0];
+}
+
+static double percentile_ms(const int64_t *sorted, uint64_t n, double pct)
+{
+	return (double)sim_percentile(sorted, n, pct) * 1e-6;
 }
 
 static void measure(const struct sim *s, struct sim_result *res)
@@ -199,7 +209,7 @@ static void measure(const struct sim *s, struct sim_result *res)
 		prev_refresh = last_refresh = f->refresh;
 	}
 	if (lat) {
-		qsort(lat, n, sizeof(*lat), cmp_i64);
+		sim_sort_i64(lat, n);
 		res->p50_ms = percentile_ms(lat, n, 50);
 		res->p99_ms = percentile_ms(lat, n, 99);
 		double sum = 0;
