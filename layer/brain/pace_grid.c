@@ -37,6 +37,12 @@ void lowlat_grid_plan(struct lowlat_pacer *pacer, const struct lowlat_grid_in *i
 			next = lowlat_time_grid_target(next < ready ? ready : next, in->current_ns,
 			                               in->vblank_ns, refresh, interval);
 			after = lowlat_time_grid_target(after, next, in->vblank_ns, refresh, interval);
+		} else if (in->current_ns != INT64_MIN && next < in->current_ns + refresh) {
+			/* A variable-rate display shows frames at least its shortest refresh apart: a
+			 * target sooner after the one before (the grid catching up a late release, a
+			 * shorter lead) would be held there all the same, its input sampled early. */
+			next = in->current_ns + refresh;
+			after = next + interval;
 		}
 	}
 	if (in->backlog_refreshes) {
