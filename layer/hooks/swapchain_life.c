@@ -290,6 +290,7 @@ VKAPI_ATTR VkResult VKAPI_CALL lowlat_CreateSwapchainKHR(VkDevice device,
 		lowlat_pw_fini(&sc->present_wait);
 		lowlat_id_map_fini(&sc->ids);
 		lowlat_refresh_swapchain_fini(sc);
+		lowlat_timing_swapchain_fini(sc);
 		lowlat_free(device_allocator(dev), sc);
 		return VK_SUCCESS;
 	}
@@ -314,6 +315,7 @@ static void swapchain_forget(struct lowlat_device *dev, struct lowlat_swapchain 
 	lowlat_refresh_swapchain_fini(sc);
 	lowlat_pw_fini(&sc->present_wait);
 	lowlat_id_map_fini(&sc->ids);
+	lowlat_timing_swapchain_fini(sc);
 	lowlat_log_close(sc->log); /* hands the rest to the writer thread: no I/O, no wait */
 	lowlat_free(device_allocator(dev), sc);
 }

@@ -236,7 +236,12 @@ void lowlat_timing_give_up(struct lowlat_swapchain *sc, const char *why_fmt, ...
 	va_start(ap, why_fmt);
 	vsnprintf(why, sizeof(why), why_fmt, ap);
 	va_end(ap);
+	/* The app's thread reads it under the lock (lowlat_GetPastPresentationTimingEXT). */
+	if (sc->timing.app_lock.ready)
+		pthread_mutex_lock(&sc->timing.app_lock.mutex);
 	sc->timing.active = false;
+	if (sc->timing.app_lock.ready)
+		pthread_mutex_unlock(&sc->timing.app_lock.mutex);
 	sc->timing.pending_count = 0;
 	sc->level = &lowlat_level_cpu;
 	lowlat_msg("swapchain %ux%u: %s; paced on the CPU clock from now on", sc->extent.width,
@@ -386,6 +391,9 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
 	if (!vk->SetSwapchainPresentTimingQueueSizeEXT || !vk->GetSwapchainTimingPropertiesEXT ||
 	    !vk->GetSwapchainTimeDomainPropertiesEXT || !vk->GetPastPresentationTimingEXT)
 		return "the driver lacks present-timing functions";
+	lowlat_lock_init(&t->app_lock);
+	if (!t->app_lock.ready)
+		return "no mutex could be made for the app's present-timing reports";
 	if (vk->SetSwapchainPresentTimingQueueSizeEXT(dev->handle, sc->handle, LOWLAT_TIMING_QUEUE_SIZE) !=
 	    VK_SUCCESS)
 		return "the present-timing results queue could not be sized";
@@ -408,6 +416,11 @@ const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
 		return t->unusable;
 	}
 	return NULL;
+}
+
+void lowlat_timing_swapchain_fini(struct lowlat_swapchain *sc)
+{
+	lowlat_lock_fini(&sc->timing.app_lock);
 }
 
 /* The app chains VkPresentTimingsInfoEXT (call->app_timings), and with a target time (app_targets),

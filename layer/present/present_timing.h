@@ -77,6 +77,9 @@ void lowlat_timing_swapchain_setup(struct lowlat_device *dev, const VkSwapchainC
 const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *sc,
                                          const struct lowlat_swapchain_setup *setup);
 
+/* At the swapchain's end, whether its init ran or not. */
+void lowlat_timing_swapchain_fini(struct lowlat_swapchain *sc);
+
 /* At each present, inside the app's call (the swapchain is externally synchronised there): reads
  * the refresh duration if not known yet or changed, and drains the display's results, feeding the
  * ready-time prediction, the grid's phase and the log. */
@@ -163,6 +166,10 @@ static inline const char *lowlat_timing_swapchain_init(struct lowlat_swapchain *
 	(void)sc;
 	(void)setup;
 	return "lowlat was built without VK_EXT_present_timing headers";
+}
+static inline void lowlat_timing_swapchain_fini(struct lowlat_swapchain *sc)
+{
+	(void)sc;
 }
 static inline void lowlat_timing_update(struct lowlat_swapchain *sc)
 {

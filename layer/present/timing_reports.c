@@ -83,6 +83,9 @@ static int64_t stage_time_ns(const VkPresentStageTimeEXT *st)
 static void keep_for_app(struct lowlat_swapchain_timing *t, const VkPastPresentationTimingEXT *result,
                          uint32_t app_queries)
 {
+	if (!t->app_lock.ready)
+		return;
+	pthread_mutex_lock(&t->app_lock.mutex);
 	if (t->app_count == LOWLAT_APP_QUEUE_MAX) {
 		t->app_first = (t->app_first + 1) % LOWLAT_APP_QUEUE_MAX;
 		t->app_count--;
@@ -99,6 +102,7 @@ static void keep_for_app(struct lowlat_swapchain_timing *t, const VkPastPresenta
 			a->stage[a->count++].time = st->time;
 		}
 	}
+	pthread_mutex_unlock(&t->app_lock.mutex);
 }
 
 /* The frame's latency for `lowlat status`, whole and in parts (live.h): its GPU work done at
@@ -269,8 +273,12 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 			else
 				take_partial(sc, &results[i], k++);
 		}
-		t->reported_properties_counter = props.timingPropertiesCounter;
-		t->reported_domains_counter = props.timeDomainsCounter;
+		if (t->app_lock.ready) {
+			pthread_mutex_lock(&t->app_lock.mutex);
+			t->reported_properties_counter = props.timingPropertiesCounter;
+			t->reported_domains_counter = props.timeDomainsCounter;
+			pthread_mutex_unlock(&t->app_lock.mutex);
+		}
 		if (props.timingPropertiesCounter != t->properties_counter && !lowlat_timing_properties(sc) &&
 		    t->unusable[0]) {
 			lowlat_timing_give_up(sc, "%s", t->unusable);
@@ -383,8 +391,13 @@ void lowlat_timing_logged(struct lowlat_swapchain *sc, int64_t row)
 
 uint32_t lowlat_timing_app_outstanding(struct lowlat_swapchain_timing *t)
 {
-	uint32_t n = t->app_count;
+	uint32_t n = 0;
 
+	if (t->app_lock.ready) {
+		pthread_mutex_lock(&t->app_lock.mutex);
+		n = t->app_count;
+		pthread_mutex_unlock(&t->app_lock.mutex);
+	}
 	for (uint32_t k = 0; k < t->pending_count; k++)
 		n += pending_at(t, k)->app_queries != 0;
 	return n;
@@ -398,25 +411,10 @@ static struct lowlat_swapchain *timed_swapchain(struct lowlat_device *dev, VkSwa
 	return sc && sc->timing.active ? sc : NULL;
 }
 
-/* The app's reports, from those lowlat kept (it drains the driver's queue itself, at every present
- * and here): complete ones only, in present order, each taken once, as the driver's own would be.
- * The app's VkPastPresentationTimingPropertiesEXT carries the driver's latest counters. */
-VKAPI_ATTR VkResult VKAPI_CALL
-lowlat_GetPastPresentationTimingEXT(VkDevice device, const VkPastPresentationTimingInfoEXT *info,
-                                    VkPastPresentationTimingPropertiesEXT *properties)
+/* Hands out the app's reports (lowlat_GetPastPresentationTimingEXT), under app_lock. */
+static VkResult app_reports(struct lowlat_swapchain_timing *t,
+                            VkPastPresentationTimingPropertiesEXT *properties)
 {
-	struct lowlat_device *dev = lowlat_device_of(device);
-	struct lowlat_swapchain *sc;
-
-	if (!dev || !dev->vk.GetPastPresentationTimingEXT) {
-		LOWLAT_WARN_ONCE("vkGetPastPresentationTimingEXT called on a device without it; returning "
-		                 "VK_ERROR_DEVICE_LOST");
-		return VK_ERROR_DEVICE_LOST;
-	}
-	if (!info || !properties || !(sc = timed_swapchain(dev, info->swapchain)))
-		return dev->vk.GetPastPresentationTimingEXT(device, info, properties);
-	struct lowlat_swapchain_timing *t = &sc->timing;
-	lowlat_timing_update(sc);
 	properties->timingPropertiesCounter = t->reported_properties_counter;
 	properties->timeDomainsCounter = t->reported_domains_counter;
 	if (!properties->pPresentationTimings) {
@@ -448,6 +446,39 @@ lowlat_GetPastPresentationTimingEXT(VkDevice device, const VkPastPresentationTim
 	t->app_first = (t->app_first + n) % LOWLAT_APP_QUEUE_MAX;
 	t->app_count -= n;
 	return t->app_count ? VK_INCOMPLETE : VK_SUCCESS;
+}
+
+/* The app's reports, from those lowlat kept: complete ones only, in present order, each taken once,
+ * as the driver's own would be. The app's VkPastPresentationTimingPropertiesEXT carries the
+ * driver's latest counters. lowlat drains the driver's queue on the present path (at every present
+ * and in its waits), not here: vkd3d-proton calls this from its swapchain-sync thread while its
+ * queue thread presents, and a drain here would run lowlat's reports into its plan from two threads
+ * at once, and call vkGetSwapchainTimingPropertiesEXT, whose swapchain the app must synchronise,
+ * beside the app's present. */
+VKAPI_ATTR VkResult VKAPI_CALL
+lowlat_GetPastPresentationTimingEXT(VkDevice device, const VkPastPresentationTimingInfoEXT *info,
+                                    VkPastPresentationTimingPropertiesEXT *properties)
+{
+	struct lowlat_device *dev = lowlat_device_of(device);
+	struct lowlat_swapchain *sc;
+
+	if (!dev || !dev->vk.GetPastPresentationTimingEXT) {
+		LOWLAT_WARN_ONCE("vkGetPastPresentationTimingEXT called on a device without it; returning "
+		                 "VK_ERROR_DEVICE_LOST");
+		return VK_ERROR_DEVICE_LOST;
+	}
+	if (!info || !properties || !(sc = lowlat_swapchain_of(dev, info->swapchain)) ||
+	    !sc->timing.app_lock.ready)
+		return dev->vk.GetPastPresentationTimingEXT(device, info, properties);
+	struct lowlat_swapchain_timing *t = &sc->timing;
+	pthread_mutex_lock(&t->app_lock.mutex);
+	if (!t->active) {
+		pthread_mutex_unlock(&t->app_lock.mutex);
+		return dev->vk.GetPastPresentationTimingEXT(device, info, properties);
+	}
+	VkResult result = app_reports(t, properties);
+	pthread_mutex_unlock(&t->app_lock.mutex);
+	return result;
 }
 
 /* The driver's queue holds lowlat's reports and the app's: never smaller than lowlat needs. The

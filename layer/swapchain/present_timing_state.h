@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "brain/timing.h"
+#include "plumbing.h"
 #include "present_clock.h"
 #include "vk_compat.h"
 
@@ -70,7 +71,10 @@ struct lowlat_swapchain_timing {
 	 * keeps, in Mesa) are noticed from it. */
 	int64_t report_ns;
 	/* The app's own reports (an app that enabled present timing itself), and the counters the
-	 * driver's latest answer carried, which the app's answers carry too. */
+	 * driver's latest answer carried, which the app's answers carry too. The app reads them from
+	 * a thread of its own (vkd3d-proton's swapchain-sync thread) while the present path adds to
+	 * them: app_lock guards them, and active's change to false. */
+	struct lowlat_lock app_lock;
 	struct lowlat_app_report app_reports[LOWLAT_APP_QUEUE_MAX];
 	uint32_t app_first, app_count;
 	uint32_t app_queue_size; /* the size the app set (0 until it does, as for the driver) */

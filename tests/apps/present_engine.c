@@ -610,8 +610,10 @@ static int64_t next_target(struct engine *e, int64_t now)
 }
 
 /* --timing-queries: the reports the driver has (complete ones, in present order), their first
- * pixels kept in e->reported (the app's own clock: the swapchain's time domain). */
-static void read_reports(struct engine *e)
+ * pixels kept in e->reported (the app's own clock: the swapchain's time domain). Read on the frame
+ * thread after each frame's wait, while the submit thread presents, as vkd3d-proton's
+ * swapchain-sync thread does (dxgi_vk_swap_chain_update_frame_statistics after its present wait). */
+static void read_reports(struct engine *e, VkSwapchainKHR swapchain)
 {
 	VkPastPresentationTimingEXT results[8];
 	VkPresentStageTimeEXT stages[8][4];
@@ -620,7 +622,7 @@ static void read_reports(struct engine *e)
 	        .presentationTimingCount = 8,
 	        .pPresentationTimings = results};
 	const VkPastPresentationTimingInfoEXT info = {
-	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT, .swapchain = e->swapchain};
+	        .sType = VK_STRUCTURE_TYPE_PAST_PRESENTATION_TIMING_INFO_EXT, .swapchain = swapchain};
 
 	for (unsigned i = 0; i < 8; i++)
 		results[i] =
@@ -781,8 +783,6 @@ static bool submit_frame(struct engine *e, int frame)
 	r = vkQueuePresentKHR(e->queue, &present);
 	rec->release_ns = now_ns();
 	marker(e, frame, VK_LATENCY_MARKER_PRESENT_END_NV);
-	if (e->o->timing_queries && e->has_timing)
-		read_reports(e);
 	rec->present_id = e->has_present_id ? id : 0;
 	rec->swapchain = e->generation;
 	rec->mode = mode;
@@ -866,6 +866,8 @@ static void *frame_main(void *arg)
 		           VK_SUCCESS) {
 			fail(e, "waiting for a frame's fence", r);
 		}
+		if (e->o->timing_queries && e->has_timing && f.result >= 0)
+			read_reports(e, f.swapchain);
 		pthread_mutex_lock(&e->lock);
 		e->rec[f.frame].signal_ns = now_ns();
 		if (shown)

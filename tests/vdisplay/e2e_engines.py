@@ -8,7 +8,10 @@ at a cap on the virtual display, validation between lowlat and the display.
 
 Asserts, for one run (a run slowed by stalls is repeated, see below):
 - the chain is vdisplay < validation [< faults] < lowlat, the app exited 0, validation said nothing
-  (and, for a ThreadSanitizer build, TSan neither);
+  (and, for a ThreadSanitizer build, TSan neither), and the display saw no call whose swapchain the
+  app must synchronise with its presents (vkGetSwapchainTimingPropertiesEXT,
+  vkGetSwapchainTimeDomainPropertiesEXT) from a thread other than the presenting one: the apps make
+  theirs there, so such a call is lowlat's, outside any call of the app's on that swapchain;
 - lowlat's summaries (one per swapchain the app made) count every present the app made that
   succeeded, and as failed the ones that returned OUT_OF_DATE; with --faults, each injected fault
   happened and the app recreated its swapchain for it;
@@ -480,6 +483,9 @@ def run_once(args):
     print("\n".join(ln for ln in lines if not ln.startswith("lowlat: config:"))[-4000:])
     if "ThreadSanitizer" in out:
         raise Fail("ThreadSanitizer reported:\n" + out[max(0, out.index("ThreadSanitizer") - 200):][:6000])
+    off_thread = [ln for ln in lines if "from a thread other than the one presenting to it" in ln]
+    if off_thread:
+        raise Fail(f"a call the app must synchronise with its presents, made from another thread: {off_thread[0]}")
     if p.returncode == SKIP:
         reason = next((ln for ln in lines if "not offered" in ln), "the app said an extension is missing")
         raise Fail(f"{reason}: the display and lowlat offer what the app asks for")

@@ -48,6 +48,10 @@ struct vd_swapchain {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC; an image was released or shown, a request queued, or quit */
+	/* The thread of the latest present, and whether a call the app must synchronise with its
+	 * presents came from another thread (vd_present.c, off_present_thread). */
+	pthread_t presenter;
+	bool has_presenter, told_off_thread;
 	pthread_t thread;
 	bool quit, retired;
 	struct vd_engine engine;

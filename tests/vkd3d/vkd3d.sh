@@ -35,7 +35,7 @@
 #                     line says so, its summary counts them moved to its grid, and the display shows 60
 #                     new images a second within 2%, two refreshes apart.
 #   untargeted-PROFILE  the same on a profile where vkd3d-proton sets no target in these runs
-#                     (mesa-wayland, mesa-wayland-basic, monotonic): lowlat's own targets, no line
+#                     (mesa-wayland-basic, monotonic): lowlat's own targets, no line
 #                     about the app's, and the display shows 60 a second, two refreshes apart.
 #   interval2-PROFILE the same with Present(2): vkd3d-proton's targets ask for every second refresh,
 #                     which the cap allows: they stand (all but the first few, while its phase finds
@@ -192,4 +192,8 @@ targets-* | interval2-*)
 	;;
 *) fail "unknown case $case" ;;
 esac
+# vkd3d-proton calls the swapchain's timing-properties functions in its present callback, on its
+# queue thread; the display says when one came from another thread (vd_present.c): lowlat's.
+! grep -F 'from a thread other than the one presenting to it' "$out" ||
+	fail "$name: a call the app must synchronise with its presents, made from another thread"
 echo "$name: passed"
