@@ -237,11 +237,9 @@ void lowlat_timing_give_up(struct lowlat_swapchain *sc, const char *why_fmt, ...
 	vsnprintf(why, sizeof(why), why_fmt, ap);
 	va_end(ap);
 	/* The app's thread reads it under the lock (lowlat_GetPastPresentationTimingEXT). */
-	if (sc->timing.app_lock.ready)
-		pthread_mutex_lock(&sc->timing.app_lock.mutex);
+	lowlat_lock_take(&sc->timing.app_lock);
 	sc->timing.active = false;
-	if (sc->timing.app_lock.ready)
-		pthread_mutex_unlock(&sc->timing.app_lock.mutex);
+	lowlat_lock_give(&sc->timing.app_lock);
 	sc->timing.pending_count = 0;
 	sc->level = &lowlat_level_cpu;
 	lowlat_msg("swapchain %ux%u: %s; paced on the CPU clock from now on", sc->extent.width,

@@ -273,12 +273,10 @@ void lowlat_timing_update(struct lowlat_swapchain *sc)
 			else
 				take_partial(sc, &results[i], k++);
 		}
-		if (t->app_lock.ready) {
-			pthread_mutex_lock(&t->app_lock.mutex);
-			t->reported_properties_counter = props.timingPropertiesCounter;
-			t->reported_domains_counter = props.timeDomainsCounter;
-			pthread_mutex_unlock(&t->app_lock.mutex);
-		}
+		lowlat_lock_take(&t->app_lock);
+		t->reported_properties_counter = props.timingPropertiesCounter;
+		t->reported_domains_counter = props.timeDomainsCounter;
+		lowlat_lock_give(&t->app_lock);
 		if (props.timingPropertiesCounter != t->properties_counter && !lowlat_timing_properties(sc) &&
 		    t->unusable[0]) {
 			lowlat_timing_give_up(sc, "%s", t->unusable);
@@ -393,11 +391,9 @@ uint32_t lowlat_timing_app_outstanding(struct lowlat_swapchain_timing *t)
 {
 	uint32_t n = 0;
 
-	if (t->app_lock.ready) {
-		pthread_mutex_lock(&t->app_lock.mutex);
-		n = t->app_count;
-		pthread_mutex_unlock(&t->app_lock.mutex);
-	}
+	lowlat_lock_take(&t->app_lock);
+	n = t->app_count;
+	lowlat_lock_give(&t->app_lock);
 	for (uint32_t k = 0; k < t->pending_count; k++)
 		n += pending_at(t, k)->app_queries != 0;
 	return n;

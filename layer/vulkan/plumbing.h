@@ -41,6 +41,20 @@ static inline void lowlat_lock_init(struct lowlat_lock *l)
 	l->ready = pthread_mutex_init(&l->mutex, NULL) == 0;
 }
 
+/* Takes and gives back the mutex where it was made; where not, the caller goes on unlocked, as an
+ * object whose lock failed goes without what needs it. */
+static inline void lowlat_lock_take(struct lowlat_lock *l)
+{
+	if (l->ready)
+		pthread_mutex_lock(&l->mutex);
+}
+
+static inline void lowlat_lock_give(struct lowlat_lock *l)
+{
+	if (l->ready)
+		pthread_mutex_unlock(&l->mutex);
+}
+
 static inline void lowlat_lock_fini(struct lowlat_lock *l)
 {
 	if (l->ready)
