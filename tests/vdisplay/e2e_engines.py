@@ -6,7 +6,7 @@ at a cap on the virtual display, validation between lowlat and the display.
                  --faults SPEC] [--hz 120] [--fps 60] [--release-max-ms MS] [--photon-max-frames N]
                  [--late-max-ms MS] [--targets] [--resize] [--no-validation] -- APP ARGS...
 
-Asserts, for one run (a run slowed by stalls is repeated, see below):
+Asserts, for one run:
 - the chain is vdisplay < validation [< faults] < lowlat, the app exited 0, validation said nothing
   (and, for a ThreadSanitizer build, TSan neither), and the display saw no call whose swapchain the
   app must synchronise with its presents (vkGetSwapchainTimingPropertiesEXT,
@@ -17,9 +17,10 @@ Asserts, for one run (a run slowed by stalls is repeated, see below):
   happened and the app recreated its swapchain for it;
 - the cap held, seen from the game thread: the app's own frame starts (CLOCK_MONOTONIC, its CSV),
   in the steady part of each swapchain (from its 10th frame on), are never more than 3% faster than
-  the cap, nor more than 3% slower (a run slower than that after stalls, seen from outside: the app
+  the cap, nor more than 3% slower; a run slower than that after stalls, seen from outside (the app
   starting a frame more than 1.5 intervals after the one before, or the display showing an image
-  more than 1.25 frames after the one before, goes again);
+  more than 1.25 frames after the one before), is judged without them: at most 10% of the
+  intervals stalled, and the others within 3% of the cap;
 - the display's truth log shows the same: new images per second within 3% of the cap (same rule);
 - how late the game thread starts a frame, printed three ways (medians over frames 10 on): after
   lowlat's wait for frame N - L's present ends (L: the app's --latency; the counter lets frame N
@@ -70,6 +71,7 @@ import vdlog  # noqa: E402
 
 SLOWED = 2
 BOUND = 0.03
+STALLED_MAX = 0.10  # the share of intervals a run slowed by stalls may lose to them
 WARMUP = 10  # frames per swapchain: start-up, and the game thread's run-ahead of L frames
 WAIT_SEEN_US = 100  # how long a FIFO_RELAXED frame must wait for a refresh to show it (relaxed_tears)
 
@@ -574,14 +576,14 @@ def run_once(args):
     app_chain = {}
     for f in frames:
         app_chain.setdefault(f["swapchain"], []).append(f["start_ns"])
-    app_late = sum(1 for times in app_chain.values() for a, b in zip(times[WARMUP:], times[WARMUP + 1:])
-                   if b - a > 1.5 * 1e9 / fps)
+    app_gaps = [b - a for times in app_chain.values() for a, b in zip(times[WARMUP:], times[WARMUP + 1:])]
+    app_late = sum(1 for gap in app_gaps if gap > 1.5 * 1e9 / fps)
     by_chain = {}
     for r in rows:
         if r["event"] == "shown":
             by_chain.setdefault(r["swapchain"], []).append(r["time_ns"])
-    misses = sum(1 for times in by_chain.values() for a, b in zip(times, times[1:])
-                 if b - a > 1.25 * 1e9 / fps)
+    shown_gaps = [b - a for times in by_chain.values() for a, b in zip(times, times[1:])]
+    misses = sum(1 for gap in shown_gaps if gap > 1.25 * 1e9 / fps)
     stalls = app_late + misses
     print(f"the game thread started frames at {game:.2f} fps for a cap of {args.fps} ({(game / fps - 1) * 100:+.2f}%); "
           f"the display showed {display:.2f} new images/s ({(display / fps - 1) * 100:+.2f}%); {app_late} frames "
@@ -648,10 +650,28 @@ def run_once(args):
         raise Fail(f"{(1 - grid[0]) * 100:.1f}% of frames not shown on the refresh lowlat planned for them, "
                    f"{grid[1]} of them ready by it")
     if min(game, display) < fps * (1 - BOUND):
-        if stalls:
+        if not stalls:
+            raise Fail("slower than the cap without any stall")
+        # Each stall costs its run the time it took, the host's (a frame that missed its refresh at
+        # 60 fps on 120 Hz costs one refresh, by design: the next keeps its cadence). Without the
+        # stalled intervals the rest must hold the cap, and stalls stay few: pacing that is slow on
+        # every frame fails either way.
+        game_steady, game_stalled = unstalled_rate(app_gaps, 1.5 * 1e9 / fps)
+        shown_steady, shown_stalled = unstalled_rate(shown_gaps, 1.25 * 1e9 / fps)
+        print(f"without the stalled intervals ({game_stalled * 100:.1f}% of the game thread's, "
+              f"{shown_stalled * 100:.1f}% of the display's): the game thread {game_steady:.2f} fps, "
+              f"the display {shown_steady:.2f} new images/s")
+        if max(game_stalled, shown_stalled) > STALLED_MAX or min(game_steady, shown_steady) < fps * (1 - BOUND):
             return SLOWED, f"slower than the cap after {app_late} late frame starts and {misses} late images", tmp
-        raise Fail("slower than the cap without any stall")
     return 0, "", tmp
+
+
+def unstalled_rate(gaps, stall_ns):
+    """Intervals per second over the gaps no longer than stall_ns, and the share that are longer."""
+    steady = [gap for gap in gaps if gap <= stall_ns]
+    if not steady:
+        return 0.0, 1.0
+    return len(steady) / (sum(steady) / 1e9), 1 - len(steady) / len(gaps)
 
 
 def main():
