@@ -16,14 +16,15 @@ silent validation layer, the pacing-level and present-mode lines it reuses).
   whole number of the display's shortest periods is a drain of frames queued behind a late one,
   which lowlat counts in its summary line: there may be no more of them than it counted. A present
   made after its planned target is given its own time as the target (the grid goes on after it):
-  the steps to and from it are not judged.
+  the steps to and from it are not judged, nor those to and from the next target where the
+  display's shortest refresh after the late one holds it (layer/brain/pace_grid.c).
 Steps after a present the app made later than its planned target are not judged (lowlat restarts
 its grid there; a stalled frame on this shared machine does that), nor steps to a frame that
 lowlat, by its present log, released so late that it predicted it ready more than an interval
 after its deadline (the release time and lead in the log; a busy machine lengthens the lead). The
 targets' long-run step is the cap's within 0.5%, and slower by at most a refresh for each present
-the app made late (each restarts the grid). A run with more than 3% of its steps restarted or late
-fails, more than 3% plus the share of refreshes the cap leaves empty on a fixed-rate display (2.5%
+the app made late (each restarts the grid). A run with more than 5% of its steps restarted or late
+fails (a lead that does not cover the frame would make most of them late), more than 5% plus the share of refreshes the cap leaves empty on a fixed-rate display (2.5%
 at 117 on 120 Hz): there lowlat's release margin lets up to one frame per empty refresh come late,
 the late one taking the refresh the cap would have left empty (layer/brain/pace_display.h). The test runs once: a miss is a failure (precise timing is judged in virtual time, tests/sim).
 """
@@ -43,7 +44,7 @@ import vdlog  # noqa: E402
 WARMUP = 30
 VRR_STEP_NS = 2_000
 VRR_LATCH_NS = 50_000
-MAX_UNJUDGED = 0.03
+MAX_UNJUDGED = 0.05  # docs/rationale.md
 # The pacer's deadlines are exact to the nanosecond; this covers the rounding of the fractional
 # interval, not a restart.
 RESTART_SLACK_NS = 1_000
@@ -124,7 +125,13 @@ def run_once(args):
         shortest = 10**12 // paced[0]["rate_mhz"]
         late = {b["seq"] for a, b in zip(paced, paced[1:])
                 if b["queued_ns"] >= a["target_ns"] + interval - VRR_STEP_NS}
-        on_time = [(a, b) for a, b in judged if a["seq"] not in late and b["seq"] not in late]
+        # A grid point sooner than the display's shortest refresh after the target before (the
+        # grid going on after a late present) is moved to that refresh (layer/brain/pace_grid.c):
+        # the steps to and from such a target are not 1/fps.
+        held = {b["seq"] for a, b in zip(paced, paced[1:])
+                if a["seq"] in late and abs(b["target_ns"] - a["target_ns"] - shortest) <= VRR_STEP_NS}
+        on_time = [(a, b) for a, b in judged
+                   if a["seq"] not in late | held and b["seq"] not in late | held]
         unjudged += len(judged) - len(on_time)
         judged = on_time
         steps = [b["target_ns"] - a["target_ns"] for a, b in judged]
@@ -140,7 +147,8 @@ def run_once(args):
                       if b["event"] == "shown" and b["ready_ns"] <= b["target_ns"]
                       and b["time_ns"] - b["target_ns"] > VRR_LATCH_NS
                       and (a["seq"] not in prev or b["time_ns"] > prev[a["seq"]]["time_ns"] + shortest + VRR_LATCH_NS)]
-        print(f"{len(judged)} steps judged ({unjudged} after or next to a late present): {len(off_grid)} not "
+        print(f"{len(judged)} steps judged ({unjudged} after or next to a late present, {len(held)} targets held "
+              f"to the shortest refresh after one): {len(off_grid)} not "
               f"{interval / 1e6:.3f} ms apart, {len(drains)} drains ({counted} counted by lowlat); "
               f"{len(late_latch)} frames ready by their target shown later")
         if len(off_grid) > len(judged) * MAX_OFF_GRID_VRR:
