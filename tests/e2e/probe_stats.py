@@ -15,6 +15,8 @@ left out (start-up: pipelines, swapchain creation, the first deadline).
   median_ms  the median interval
   p99_err_us the 99th percentile of |interval - 1/cap| (with --cap)
   max_ms     the longest interval
+  stalled    (with --cap) the share of intervals over 1.5 / cap: a stall, the host's or the app's
+  steady_fps (with --cap) intervals per second over the others
 With --below (the twin probe's CSV, under lowlat: when the driver's present returned), only the
 intervals between two frames that lowlat held at least N us (default 50) after the driver returned
 them: releases whose time was lowlat's wait alone, not a frame the app or the driver made late
@@ -44,6 +46,9 @@ def stats(returns, cap=None):
     if cap:
         err = sorted(abs(d - 1e9 / cap) / 1e3 for d in iv)
         out["p99_err_us"] = err[max(0, -(-99 * len(err) // 100) - 1)]
+        steady = [d for d in iv if d <= 1.5e9 / cap]
+        out["stalled"] = 1 - len(steady) / len(iv)
+        out["steady_fps"] = len(steady) / (sum(steady) / 1e9) if steady else 0.0
     return out
 
 
