@@ -17,7 +17,8 @@ Asserted:
   mean interval from the tenth call to the last at most 1% under 1/fps (lowlat takes back a stall
   on the time grid at the cap's own repeats, so a stretch after one runs faster, never the whole
   run); and not behind it, the mean over the second half (the slope of a least-squares line
-  through their times) at most 3% over.
+  through their times) at most 3% over, or, a half slowed by stalls (intervals over 1.25 of the
+  cap's, at most 10% of them), the mean of its other intervals.
 Without --refresh-ns (stock: Arm reports a refresh of 1 ns, no cycle), the app is frame_cost:
 - lowlat says, in its one line for the swapchain, that it falls back from "timing" because the
   display reports no refresh cycle;
@@ -39,6 +40,7 @@ NEAR_SHARE_MIN = 0.85
 MEDIAN_TOLERANCE = 0.01
 RATE_FAST, RATE_SLOW = 0.01, 0.03
 WARMUP = 10
+STALL, STALLED_MAX = 1.25, 0.10  # an interval over 1.25 of the cap's is a stall; at most 10% such
 
 
 def run_once(a, app_args, tmp):
@@ -104,8 +106,18 @@ def judge(a, out, presents):
         errors.append(f"the app presented every {whole_ns / 1e6:.3f} ms over the run, faster than the cap's "
                       f"{want_ns / 1e6:.3f}")
     if mean_ns > want_ns * (1 + RATE_SLOW):
-        errors.append(f"the app presented every {mean_ns / 1e6:.3f} ms over the second half, slower than the "
-                      f"cap's {want_ns / 1e6:.3f}")
+        # A frame that misses its refresh at refresh/n costs a refresh by design (the next keeps
+        # its cadence): a half slowed by stalls is judged on its other intervals, as
+        # tests/vdisplay/e2e_engines.py judges its runs.
+        gaps = [b - t for t, b in zip(half, half[1:])]
+        kept = [g for g in gaps if g <= STALL * want_ns]
+        stalled = 1 - len(kept) / len(gaps)
+        kept_ns = sum(kept) / len(kept) if kept else 0.0
+        print(f"without the {stalled * 100:.1f}% of the second half's intervals over {STALL} of the cap's: "
+              f"{kept_ns / 1e6:.3f} ms apart on average")
+        if stalled > STALLED_MAX or not kept or kept_ns > want_ns * (1 + RATE_SLOW):
+            errors.append(f"the app presented every {mean_ns / 1e6:.3f} ms over the second half, slower than "
+                          f"the cap's {want_ns / 1e6:.3f}")
     return errors
 
 
