@@ -24,9 +24,11 @@ lowlat, by its present log, released so late that it predicted it ready more tha
 after its deadline (the release time and lead in the log; a busy machine lengthens the lead). The
 targets' long-run step is the cap's within 0.5%, and slower by at most a refresh for each present
 the app made late (each restarts the grid). A run with more than 5% of its steps restarted or late
-fails (a lead that does not cover the frame would make most of them late), more than 5% plus the share of refreshes the cap leaves empty on a fixed-rate display (2.5%
-at 117 on 120 Hz): there lowlat's release margin lets up to one frame per empty refresh come late,
-the late one taking the refresh the cap would have left empty (layer/brain/pace_display.h). The test runs once: a miss is a failure (precise timing is judged in virtual time, tests/sim).
+fails (a lead that does not cover the frame would make most of them late), more than 5% plus the
+share of refreshes the cap leaves empty on a fixed-rate display (2.5% at 117 on 120 Hz): there
+lowlat's release margin lets up to one frame per empty refresh come late, the late one taking the
+refresh the cap would have left empty (layer/brain/pace_display.h). The test runs once: a miss is
+a failure (precise timing is judged in virtual time, tests/sim).
 """
 import bisect
 import os
